@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_chain.c - chain and branch life cycle.
+ *
+ * A chain (root: IRQ or timer) is referenced by each of its branches.
+ * A branch is a tip of the wakeup tree; it is owned by whoever took it
+ * out of a slot. The chain state word carries a generation so tick can
+ * inspect chains it holds no reference to (seqlock-like, validated by
+ * CAS). Hops are appended to the chain's fixed hop array with one
+ * fetch-add; each hop remembers its parent, so the path of the
+ * completing branch is rebuilt by walking parents back to the root.
+ */
+#include "rtm_internal.h"
+
+u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
+		    u64 start, u32 hop_type, u32 hop_pid)
+{
+	struct rtm_chain *ch;
+	struct rtm_branch *br;
+	struct rtm_hop *h;
+	u32 ci, bi, gen, dlt;
+	u64 dl;
+
+	ci = rtm_pool_get(&c->chain_pool);
+	if (rtm_unlikely(!ci)) {
+		rtm_count(c, cpu, RTM_C_DROP_CHAIN);
+		return 0;
+	}
+	bi = rtm_pool_get(&c->branch_pool);
+	if (rtm_unlikely(!bi)) {
+		rtm_pool_put(&c->chain_pool, ci);
+		rtm_count(c, cpu, RTM_C_DROP_BRANCH);
+		return 0;
+	}
+	ch = rtm_chain_of(c, ci);
+	gen = (rtm_ld32(&ch->state) >> 8) + 1;
+	rtm_target_chain_deadline(c, kind, source, &dl, &dlt);
+	rtm_st32(&ch->ref, 1);
+	rtm_st32(&ch->nhops, 1);
+	rtm_st32(&ch->xflags, 0);
+	rtm_st64(&ch->start, start);
+	rtm_st64(&ch->deadline, dl);
+	ch->source = source;
+	ch->dl_target = dlt;
+	ch->kind = (u8)kind;
+	h = &ch->hops[0];
+	h->ts = start;
+	h->pid = hop_pid;
+	h->cpu = (u16)cpu;
+	h->type = (u8)hop_type;
+	h->ctx = RTM_CTX_HARDIRQ;
+	h->parent = 0;
+	h->comm[0] = 0;
+	h->comm[1] = 0;
+	rtm_st32_rel(&ch->state, (gen << 8) | RTM_CS_LIVE);
+
+	br = rtm_br(c, bi);
+	rtm_st32(&br->chain, ci);
+	br->hop = 0;
+	br->flags = 0;
+	br->pid = 0;
+	br->tgid = 0;
+	br->cookie = 0;
+	br->comm[0] = 0;
+	br->comm[1] = 0;
+	rtm_count(c, cpu, RTM_C_STARTED);
+	rtm_count(c, cpu, RTM_C_BR_OPENED);
+	return bi;
+}
+
+void rtm_chain_put(struct rtm_core *c, u32 cpu, u32 ci)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, ci);
+	u32 s;
+
+	if (rtm_add32(&ch->ref, (u32)-1))
+		return;
+	s = rtm_ld32(&ch->state);
+	if (!(s & RTM_CS_DONE))
+		rtm_count(c, cpu, RTM_C_ABANDONED);
+	rtm_st32_rel(&ch->state, s & ~(u32)RTM_CS_FLAGS);
+	rtm_pool_put(&c->chain_pool, ci);
+}
+
+/* Take a reference on a chain nobody lent us, unless it is being freed. */
+bool rtm_chain_get_live(struct rtm_core *c, u32 ci)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, ci);
+	u32 r = rtm_ld32(&ch->ref);
+
+	while (r) {
+		if (rtm_cas32(&ch->ref, r, r + 1))
+			return true;
+		r = rtm_ld32(&ch->ref);
+	}
+	return false;
+}
+
+u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
+{
+	struct rtm_branch *p = rtm_br(c, parent), *br;
+	u32 bi = rtm_pool_get(&c->branch_pool);
+	u32 ci;
+
+	if (rtm_unlikely(!bi)) {
+		rtm_count(c, cpu, RTM_C_DROP_BRANCH);
+		return 0;
+	}
+	ci = rtm_ld32(&p->chain);
+	rtm_add32(&rtm_chain_of(c, ci)->ref, 1);
+	br = rtm_br(c, bi);
+	rtm_st32(&br->chain, ci);
+	br->hop = p->hop;
+	br->flags = 0;
+	br->pid = p->pid;
+	br->tgid = p->tgid;
+	br->cookie = 0;
+	br->comm[0] = p->comm[0];
+	br->comm[1] = p->comm[1];
+	rtm_count(c, cpu, RTM_C_BR_OPENED);
+	return bi;
+}
+
+void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
+{
+	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
+
+	rtm_count(c, cpu, why);
+	rtm_pool_put(&c->branch_pool, b);
+	rtm_chain_put(c, cpu, ci);
+}
+
+void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type, u32 ctx,
+		 u32 pid, const u64 *comm, u64 ts)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	struct rtm_hop *h;
+	u32 idx;
+
+	if (rtm_unlikely(rtm_ld32(&ch->nhops) >= c->p.chain_hops))
+		goto full;
+	idx = rtm_add32(&ch->nhops, 1) - 1;
+	if (rtm_unlikely(idx >= c->p.chain_hops))
+		goto full;
+	h = &ch->hops[idx];
+	h->ts = ts;
+	h->pid = pid;
+	h->cpu = (u16)cpu;
+	h->type = (u8)type;
+	h->ctx = (u8)ctx;
+	h->parent = br->hop;
+	if (comm) {
+		h->comm[0] = comm[0];
+		h->comm[1] = comm[1];
+	} else {
+		h->comm[0] = 0;
+		h->comm[1] = 0;
+	}
+	br->hop = (u16)idx;
+	return;
+full:
+	if (!(rtm_ld32(&ch->xflags) & RTM_CX_DROPPED))
+		rtm_or32(&ch->xflags, RTM_CX_DROPPED);
+	rtm_count(c, cpu, RTM_C_DROP_HOPS);
+}
+
+/* Keep the branch whose chain started first (b1 on ties); free the other. */
+u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
+{
+	u32 c1 = rtm_ld32(&rtm_br(c, b1)->chain);
+	u32 c2 = rtm_ld32(&rtm_br(c, b2)->chain);
+	u32 keep = b1, lose = b2, kc = c1;
+
+	if (rtm_ld64(&rtm_chain_of(c, c2)->start) <
+	    rtm_ld64(&rtm_chain_of(c, c1)->start)) {
+		keep = b2;
+		lose = b1;
+		kc = c2;
+	}
+	if (c1 != c2 &&
+	    !(rtm_ld32(&rtm_chain_of(c, kc)->xflags) & RTM_CX_MERGED))
+		rtm_or32(&rtm_chain_of(c, kc)->xflags, RTM_CX_MERGED);
+	rtm_branch_free(c, cpu, lose, RTM_C_BR_MERGED);
+	return keep;
+}
+
+/* Install b as the current branch of a context, dropping a stale one. */
+void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
+{
+	u32 old = rtm_xchg32(slot, b);
+
+	if (rtm_unlikely(old))
+		rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
+}
+
+/* Return a borrowed branch; if a nested event filled the slot, ours is stale. */
+void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
+{
+	if (rtm_unlikely(!rtm_cas32(slot, 0, b)))
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+}
+
+/* Store b in a slot shared by chains (softirq pending): older chain wins. */
+void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
+{
+	u32 i, o;
+
+	for (i = 0; i < 4; i++) {
+		if (rtm_cas32(slot, 0, b))
+			return;
+		o = rtm_xchg32(slot, 0);
+		if (o)
+			b = rtm_merge(c, cpu, b, o);
+	}
+	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+}
+
+/* Store the branch of a runnable task: at most one per pid, older wins. */
+void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
+{
+	u32 i, o;
+
+	for (i = 0; i < 4; i++) {
+		o = rtm_htab_take(&c->tasks, pid);
+		if (o) {
+			b = rtm_merge(c, cpu, o, b);
+			continue;
+		}
+		if (!rtm_htab_insert(&c->tasks, pid, b))
+			return;
+		rtm_count(c, cpu, RTM_C_DROP_TASK);
+		break;
+	}
+	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+}
+
+static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
+{
+	o->ts_ns = h->ts;
+	o->pid = h->pid;
+	o->cpu = h->cpu;
+	o->type = h->type;
+	o->ctx = h->ctx;
+	memcpy(o->comm, h->comm, RTM_COMM_LEN);
+}
+
+/*
+ * Emit a record for chain ci whose completing path ends at tip_hop.
+ * The caller holds a reference on the chain.
+ */
+void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
+	      u32 target, u64 deadline, u32 pid, u32 tgid, const u64 *comm,
+	      u32 flags)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, ci);
+	struct rtm_record *rec;
+	u32 len, n, i, h, xf, nh;
+	u64 seq, pos, start;
+
+	seq = rtm_add64(&c->seq, 1);
+	rtm_count(c, cpu, RTM_C_EMITTED);
+	rec = rtm_ring_reserve(&c->rings[cpu], &pos);
+	if (rtm_unlikely(!rec)) {
+		rtm_count(c, cpu, RTM_C_DROP_RING);
+		return;
+	}
+	/* path length: parents strictly decrease down to the root (0) */
+	len = 1;
+	for (h = tip_hop; h && len <= c->p.chain_hops; h = ch->hops[h].parent)
+		len++;
+	n = len;
+	if (len > RTM_REC_MAX_HOPS) {
+		n = RTM_REC_MAX_HOPS;
+		flags |= RTM_REC_F_TRUNCATED;
+		rtm_count(c, cpu, RTM_C_TRUNCATED);
+	}
+	xf = rtm_ld32(&ch->xflags);
+	if (xf & RTM_CX_DROPPED)
+		flags |= RTM_REC_F_DROPPED_HOPS;
+	if (xf & RTM_CX_MERGED)
+		flags |= RTM_REC_F_MERGED;
+	start = rtm_ld64(&ch->start);
+	nh = rtm_ld32(&ch->nhops);
+
+	rec->version = RTM_REC_VERSION;
+	rec->size = sizeof(*rec);
+	rec->flags = flags;
+	rec->seq = seq;
+	rec->kind = ch->kind;
+	rec->nhops = (u8)n;
+	rec->cpu = (u16)cpu;
+	rec->path_len = (u16)len;
+	rec->target_id = (u16)target;
+	rec->source = ch->source;
+	rec->start_ns = start;
+	rec->end_ns = end;
+	rec->latency_ns = end > start ? end - start : 0;
+	rec->deadline_ns = deadline;
+	rec->target_pid = pid;
+	rec->target_tgid = tgid;
+	if (comm)
+		memcpy(rec->target_comm, comm, RTM_COMM_LEN);
+	else
+		memset(rec->target_comm, 0, RTM_COMM_LEN);
+	rec->chain_hops = nh < c->p.chain_hops ? nh : c->p.chain_hops;
+	rec->reserved = 0;
+	h = tip_hop;
+	for (i = n - 1; i > 0; i--) {
+		rtm_hop_out(&rec->hops[i], &ch->hops[h]);
+		h = ch->hops[h].parent;
+	}
+	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
+	if (n < RTM_REC_MAX_HOPS)
+		memset(&rec->hops[n], 0,
+		       (RTM_REC_MAX_HOPS - n) * sizeof(rec->hops[0]));
+	rtm_ring_commit(&c->rings[cpu], pos);
+	rtm_count(c, cpu, RTM_C_WRITTEN);
+}
+
+/*
+ * Branch b reached target: complete its chain unless a sibling or tick
+ * did first. Returns true if this call completed the chain (and emitted
+ * the record). The caller still owns (and frees) b.
+ */
+bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int target,
+		  u64 deadline, u32 pid, u32 tgid, const u64 *comm)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+	u32 ci = rtm_ld32(&br->chain);
+	struct rtm_chain *ch = rtm_chain_of(c, ci);
+	u32 s = rtm_ld32(&ch->state), flags = 0;
+	u64 start;
+
+	for (;;) {
+		if (s & RTM_CS_DONE)
+			return false;
+		if (rtm_cas32(&ch->state, s, s | RTM_CS_DONE | RTM_CS_COMPLETED))
+			break;
+		s = rtm_ld32(&ch->state);
+	}
+	start = rtm_ld64(&ch->start);
+	if (deadline && ts > start && ts - start > deadline)
+		flags |= RTM_REC_F_DEADLINE_MISS;
+	if (s & RTM_CS_OVERDUE)
+		flags |= RTM_REC_F_WAS_OVERDUE;
+	rtm_count(c, cpu, RTM_C_COMPLETED);
+	rtm_emit(c, cpu, ci, br->hop, ts, (u32)target, deadline, pid, tgid,
+		 comm, flags);
+	return true;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtm_core.h - rtmon chain-tracking core: public API.
+ *
+ * The core follows interrupt-to-task wakeup chains on all CPUs at once.
+ * Callers (kernel tracepoint probes, or rtmon-replay in user space) call
+ * one rtm_ev_*() function per event. Rules for callers:
+ *
+ *  - Calls for a given cpu are made on that cpu with preemption disabled;
+ *    they may nest (hard IRQ over softirq/task context on the same cpu).
+ *    Different cpus call fully concurrently. Entry points never block,
+ *    never allocate and take no locks.
+ *  - Timestamps are monotonic nanoseconds, all on one clock.
+ *  - comm arguments point to RTM_COMM_LEN (16) bytes, NUL padded (like
+ *    task_struct::comm); NULL means unknown.
+ *  - pid 0 (idle) is never tracked.
+ *
+ * Memory: rtm_core_memsize() tells the size of ONE block (64-byte aligned)
+ * the caller provides to rtm_core_init(); the core never allocates again.
+ * Exhaustion of any pool is a counted drop (struct rtm_stats), never
+ * corruption.
+ *
+ * Control path (rtm_core_set_target/clear_target/stats/check_quiescent)
+ * must be serialized by the caller; it may run concurrently with events.
+ */
+#ifndef RTM_CORE_H
+#define RTM_CORE_H
+
+#include "rtm_record.h"
+
+#define RTM_MAX_TARGETS		32
+#define RTM_MAX_IRQ		1024	/* irq numbers >= this are never tracked */
+#define RTM_NR_SOFTIRQ		10
+
+struct rtm_core;
+
+/* Sizing, fixed at init. Use rtm_params_default() then override. */
+struct rtm_params {
+	__u32 ncpus;		/* cpu ids passed to rtm_ev_*() are < ncpus */
+	__u32 nchains;		/* chain pool (open chains) */
+	__u32 nbranches;	/* branch pool (live branch tips) */
+	__u32 chain_hops;	/* hop slots per chain, 2..1024 */
+	__u32 task_buckets;	/* task table buckets (power of 2, 7 ways each) */
+	__u32 cookie_buckets;	/* work-cookie table buckets (power of 2) */
+	__u32 ring_slots;	/* records per cpu ring (power of 2) */
+	__u32 reserved;
+	__u64 max_age_ns;	/* tick reclaims chains older than this */
+};
+
+/* Target end conditions */
+#define RTM_END_SWITCH_IN	0	/* target task is switched in */
+#define RTM_END_BLOCK		1	/* target task blocks again */
+#define RTM_END_WORK_END	2	/* work_end with a cookie begun on the chain */
+#define RTM_END_NR		3
+
+/* Target source filters */
+#define RTM_SRC_ANY		0	/* any hard IRQ and sleeper timers */
+#define RTM_SRC_IRQ		1	/* hard IRQ number .irq */
+#define RTM_SRC_TIMER		2	/* sleeper hrtimers (hrtimer_wakeup) */
+#define RTM_SRC_IRQ_ANY		3	/* any hard IRQ, no timers */
+
+/*
+ * A target: which chains to complete and when. Empty comm / zero pid /
+ * zero tgid match any task. A target with no task filter at all is an
+ * "IRQ-only" target (src must be an IRQ filter): its chain ends when the
+ * IRQ's own handling ends (hard IRQ exit without thread wake, or the IRQ
+ * thread woken by it blocks again); .end is ignored.
+ */
+struct rtm_target_spec {
+	char comm[RTM_COMM_LEN];
+	__u32 pid;
+	__u32 tgid;
+	__u32 src;		/* RTM_SRC_* */
+	__u32 irq;		/* for RTM_SRC_IRQ */
+	__u32 end;		/* RTM_END_* */
+	__u32 reserved;
+	__u64 deadline_ns;	/* 0: no deadline */
+};
+
+/* Counters (summed over cpus). See README.md for the invariants. */
+struct rtm_stats {
+	__u64 chains_started;
+	__u64 chains_completed;
+	__u64 chains_abandoned;	/* every branch closed before any target */
+	__u64 chains_expired;	/* reclaimed by tick after max_age_ns */
+	__u64 chains_overdue;	/* TIMEOUT records (open past deadline) */
+	__u64 branches_opened;
+	__u64 branches_completed;	/* the branch that completed its chain */
+	__u64 branches_closed;	/* blocked/ended without reaching a target */
+	__u64 branches_pruned;	/* its chain was already done */
+	__u64 branches_merged;	/* lost a merge (older chain kept) */
+	__u64 branches_stale;	/* replaced/invalidated (lost events) */
+	__u64 branches_dropped;	/* no room in the task/cookie table */
+	__u64 records_emitted;	/* sequence numbers handed out */
+	__u64 records_written;	/* stored into a ring */
+	__u64 records_read;
+	__u64 drop_ring_full;
+	__u64 drop_no_chain;
+	__u64 drop_no_branch;
+	__u64 drop_task_bucket;
+	__u64 drop_cookie_bucket;
+	__u64 drop_hops;	/* hops not stored (chain hop array full) */
+	__u64 truncated;	/* records with RTM_REC_F_TRUNCATED */
+};
+
+/* Fill *p with defaults for ncpus cpus. */
+void rtm_params_default(struct rtm_params *p, __u32 ncpus);
+
+/* Bytes needed for the memory block; 0 if the params are invalid. */
+__SIZE_TYPE__ rtm_core_memsize(const struct rtm_params *p);
+
+/*
+ * Initialise the core inside mem (64-byte aligned, len >= memsize).
+ * Returns the core handle (== mem) or NULL on bad params/size/alignment.
+ */
+struct rtm_core *rtm_core_init(void *mem, __SIZE_TYPE__ len,
+			       const struct rtm_params *p);
+
+/* Install/replace target id (< RTM_MAX_TARGETS). 0, or -22 (EINVAL). */
+int rtm_core_set_target(struct rtm_core *c, __u32 id,
+			const struct rtm_target_spec *t);
+int rtm_core_clear_target(struct rtm_core *c, __u32 id);
+
+/* ---- event entry points (hot path) ---- */
+void rtm_ev_irq_entry(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 irq);
+/* woke_thread: the handler returned IRQ_WAKE_THREAD */
+void rtm_ev_irq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 irq,
+		     int woke_thread);
+/* ctx: RTM_CTX_* of the code raising the softirq */
+void rtm_ev_softirq_raise(struct rtm_core *c, __u32 cpu, __u64 ts,
+			  __u32 vec, __u32 ctx);
+void rtm_ev_softirq_entry(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
+void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
+/* ts = handler "now"; expires = programmed expiry (the chain start);
+ * sleeper: the timer's function is hrtimer_wakeup */
+void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
+			__u64 timer_id, __u64 expires, int sleeper);
+void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
+		       __u64 timer_id);
+/* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
+void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
+		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);
+/* prev_state: 0 = still runnable (preempted), else blocked */
+void rtm_ev_switch(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 prev_pid,
+		   long prev_state, __u32 next_pid, __u32 next_tgid,
+		   const char *next_comm);
+void rtm_ev_work_begin(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
+		       __u32 tgid, __u64 cookie);
+void rtm_ev_work_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
+		     __u32 tgid, __u64 cookie, const char *comm);
+/*
+ * Periodic housekeeping (any cpu, any context, e.g. every 10 ms): reports
+ * chains open past their deadline (TIMEOUT record, once), reclaims chains
+ * older than max_age_ns and prunes branches of finished chains.
+ */
+void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
+
+/* ---- readout ---- */
+
+/* Pop one record of cpu's ring into *out: 1 if copied, 0 if empty. */
+int rtm_core_read(struct rtm_core *c, __u32 cpu, struct rtm_record *out);
+
+void rtm_core_stats(struct rtm_core *c, struct rtm_stats *out);
+
+/*
+ * Only when no event call is running: number of leaked objects (nodes not
+ * back in their pool, slots still holding a branch). 0 after a tick past
+ * max_age_ns once the event stream stopped.
+ */
+__u32 rtm_core_check_quiescent(struct rtm_core *c);
+
+#endif /* RTM_CORE_H */

@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_events.c - the event entry points (hot path).
+ *
+ * Each entry point first checks, with one or two plain loads of per-cpu
+ * slots (or the target filter, or one task-table occupancy word), whether
+ * the event can touch a chain at all, and returns otherwise. Branches are
+ * then taken out of their slot with an atomic exchange, updated by their
+ * sole owner and put back, so nesting on the same cpu and tick running on
+ * another cpu never see a half-updated branch.
+ */
+#include "rtm_internal.h"
+
+#define RTM_CPU_OK(c, cpu)	rtm_likely((cpu) < (c)->p.ncpus)
+
+/* Any non-hardirq event means the hardirq that armed the slot is over. */
+static void rtm_disarm(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
+{
+	u32 b = rtm_slot_take(&pc->hi_armed);
+
+	if (b)
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+}
+
+static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
+{
+	if (ctx == RTM_CTX_HARDIRQ)
+		return rtm_ld32(&pc->hi_timer) ? &pc->hi_timer : &pc->hi_cur;
+	if (ctx == RTM_CTX_SOFTIRQ)
+		return &pc->si_cur;
+	return &pc->task_cur;
+}
+
+/* Complete (or prune if a sibling was first) and free branch b. */
+static void rtm_finish(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int t,
+		       u64 dl, u32 pid, u32 tgid, const u64 *comm)
+{
+	if (rtm_complete(c, cpu, b, ts, t, dl, pid, tgid, comm))
+		rtm_branch_free(c, cpu, b, RTM_C_BR_COMPLETED);
+	else
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+}
+
+static void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
+{
+	u32 b = rtm_slot_take(&pc->hi_cur);
+
+	if (b)
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+	rtm_disarm(c, cpu, pc);
+}
+
+void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
+{
+	struct rtm_cpu *pc;
+	const struct rtm_tset *t;
+	u32 seq, b;
+	bool want;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	if (rtm_unlikely(rtm_ld32(&pc->hi_cur) | rtm_ld32(&pc->hi_armed)))
+		rtm_irq_stale(c, cpu, pc);
+	do {
+		t = rtm_tset_begin(c, &seq);
+		want = t->irq_any || (irq < RTM_MAX_IRQ &&
+				      ((t->irq_bits[irq / 64] >> (irq % 64)) & 1));
+	} while (rtm_tset_retry(c, seq));
+	if (!want)
+		return;
+	b = rtm_chain_start(c, cpu, RTM_KIND_IRQ, irq, ts, RTM_HOP_IRQ, irq);
+	if (b)
+		rtm_slot_replace(c, cpu, &pc->hi_cur, b);
+}
+
+void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
+		     int woke_thread)
+{
+	struct rtm_cpu *pc;
+	const struct rtm_tset *t;
+	struct rtm_chain *ch;
+	u32 seq, b;
+	int tid;
+	u64 dl;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	if (!rtm_ld32(&pc->hi_cur))
+		return;
+	b = rtm_xchg32(&pc->hi_cur, 0);
+	if (!b)
+		return;
+	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
+	if (rtm_unlikely(ch->source != irq)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		return;
+	}
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	if (woke_thread) {
+		/* the IRQ thread's sched_waking follows in hardirq context */
+		rtm_slot_replace(c, cpu, &pc->hi_armed, b);
+		return;
+	}
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = rtm_target_irqonly(t, ch->kind, ch->source);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	if (tid >= 0) {
+		/* mainline: the IRQ's handling ends at exit without thread */
+		rtm_hop_add(c, cpu, b, RTM_HOP_IRQ_EXIT, RTM_CTX_HARDIRQ, irq,
+			    NULL, ts);
+		rtm_finish(c, cpu, b, ts, tid, dl, 0, 0, NULL);
+		return;
+	}
+	rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+}
+
+void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
+			u64 expires, int sleeper)
+{
+	struct rtm_cpu *pc;
+	const struct rtm_tset *t;
+	u32 seq, b, want;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	if (rtm_unlikely(rtm_ld32(&pc->hi_timer) | rtm_ld32(&pc->hi_armed))) {
+		b = rtm_slot_take(&pc->hi_timer);
+		if (b)
+			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		rtm_disarm(c, cpu, pc);
+	}
+	if (!sleeper)
+		return;
+	do {
+		t = rtm_tset_begin(c, &seq);
+		want = t->timers;
+	} while (rtm_tset_retry(c, seq));
+	if (!want)
+		return;
+	if (expires > ts)
+		expires = ts;
+	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER, timer_id, expires,
+			    RTM_HOP_TIMER, 0);
+	if (!b)
+		return;
+	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN, RTM_CTX_HARDIRQ, 0, NULL, ts);
+	rtm_slot_replace(c, cpu, &pc->hi_timer, b);
+}
+
+void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id)
+{
+	u32 b;
+
+	(void)ts;
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	b = rtm_slot_take(&c->cpus[cpu].hi_timer);
+	if (!b)
+		return;
+	if (rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != timer_id)
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+	else
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+}
+
+void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
+			  u32 ctx)
+{
+	struct rtm_cpu *pc;
+	rtm_a32 *slot;
+	u32 sb, nb;
+
+	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
+		return;
+	pc = &c->cpus[cpu];
+	slot = rtm_ctx_slot(pc, ctx);
+	sb = rtm_slot_take(slot);
+	if (!sb)
+		return;
+	if (rtm_branch_done(c, sb)) {
+		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		return;
+	}
+	nb = rtm_branch_fork(c, cpu, sb);
+	if (nb) {
+		rtm_hop_add(c, cpu, nb, RTM_HOP_SOFTIRQ_RAISE, ctx, vec, NULL,
+			    ts);
+		rtm_slot_put_merge(c, cpu, &pc->si_pend[vec], nb);
+	}
+	rtm_slot_putback(c, cpu, slot, sb);
+}
+
+void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
+{
+	struct rtm_cpu *pc;
+	u32 b;
+
+	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
+		return;
+	pc = &c->cpus[cpu];
+	if (rtm_unlikely(rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->hi_armed))) {
+		b = rtm_slot_take(&pc->si_cur);
+		if (b)
+			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		rtm_disarm(c, cpu, pc);
+	}
+	b = rtm_slot_take(&pc->si_pend[vec]);
+	if (!b)
+		return;
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	rtm_hop_add(c, cpu, b, RTM_HOP_SOFTIRQ_ENTRY, RTM_CTX_SOFTIRQ, vec,
+		    NULL, ts);
+	rtm_slot_replace(c, cpu, &pc->si_cur, b);
+}
+
+void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
+{
+	u32 b;
+
+	(void)ts;
+	(void)vec;
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	b = rtm_slot_take(&c->cpus[cpu].si_cur);
+	if (b)
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+}
+
+/* The armed IRQ branch becomes the IRQ thread's branch (no fork). */
+static void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+				u32 pid, u32 tgid, const char *comm)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	br->flags |= RTM_BF_IRQTHREAD;
+	br->pid = pid;
+	br->tgid = tgid;
+	rtm_comm_load(br->comm, comm);
+	rtm_hop_add(c, cpu, b, RTM_HOP_WAKING, RTM_CTX_HARDIRQ, pid, br->comm,
+		    ts);
+	rtm_task_put(c, cpu, pid, b);
+}
+
+void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
+		   u32 waker_pid, u32 pid, u32 tgid, const char *comm)
+{
+	struct rtm_cpu *pc;
+	struct rtm_branch *nbr;
+	rtm_a32 *slot;
+	u32 sb, nb;
+
+	if (!RTM_CPU_OK(c, cpu) || !pid)
+		return;
+	pc = &c->cpus[cpu];
+	if (ctx == RTM_CTX_HARDIRQ) {
+		slot = rtm_ctx_slot(pc, ctx);
+		if (!rtm_ld32(slot)) {
+			sb = rtm_slot_take(&pc->hi_armed);
+			if (sb)
+				rtm_wake_irq_thread(c, cpu, sb, ts, pid, tgid,
+						    comm);
+			return;
+		}
+	} else {
+		if (rtm_unlikely(rtm_ld32(&pc->hi_armed)))
+			rtm_disarm(c, cpu, pc);
+		slot = rtm_ctx_slot(pc, ctx);
+	}
+	sb = rtm_slot_take(slot);
+	if (!sb)
+		return;
+	if (ctx == RTM_CTX_TASK && waker_pid && rtm_br(c, sb)->pid != waker_pid) {
+		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
+		return;
+	}
+	if (rtm_branch_done(c, sb)) {
+		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		return;
+	}
+	nb = rtm_branch_fork(c, cpu, sb);
+	if (nb) {
+		nbr = rtm_br(c, nb);
+		nbr->pid = pid;
+		nbr->tgid = tgid;
+		rtm_comm_load(nbr->comm, comm);
+		rtm_hop_add(c, cpu, nb, RTM_HOP_WAKING, ctx, pid, nbr->comm, ts);
+		rtm_task_put(c, cpu, pid, nb);
+	}
+	rtm_slot_putback(c, cpu, slot, sb);
+}
+
+static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+			   u64 ts, u32 prev, long prev_state)
+{
+	const struct rtm_tset *t;
+	struct rtm_branch *br;
+	struct rtm_chain *ch;
+	u32 seq, b;
+	int tid;
+	u64 dl;
+
+	b = rtm_xchg32(&pc->task_cur, 0);
+	if (!b)
+		return;
+	br = rtm_br(c, b);
+	if (rtm_unlikely(br->pid != prev)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		return;
+	}
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	if (!prev_state) {
+		/* preempted: keep the branch until it runs again */
+		rtm_task_put(c, cpu, prev, b);
+		return;
+	}
+	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = rtm_target_match(t, t->end_mask[RTM_END_BLOCK], ch->kind,
+				       ch->source, br->pid, br->tgid, br->comm);
+		if (tid < 0 && (br->flags & RTM_BF_IRQTHREAD))
+			tid = rtm_target_irqonly(t, ch->kind, ch->source);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	if (tid < 0) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+		return;
+	}
+	rtm_hop_add(c, cpu, b, RTM_HOP_BLOCK, RTM_CTX_TASK, br->pid, br->comm,
+		    ts);
+	rtm_finish(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
+}
+
+static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+			  u64 ts, u32 next, u32 tgid, const char *comm)
+{
+	const struct rtm_tset *t;
+	struct rtm_branch *br;
+	struct rtm_chain *ch;
+	u32 seq, b;
+	int tid;
+	u64 dl;
+
+	b = rtm_htab_take(&c->tasks, next);
+	if (!b)
+		return;
+	br = rtm_br(c, b);
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	if (tgid)
+		br->tgid = tgid;
+	if (comm)
+		rtm_comm_load(br->comm, comm);
+	rtm_hop_add(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next, br->comm,
+		    ts);
+	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
+				       ch->kind, ch->source, br->pid, br->tgid,
+				       br->comm);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	if (tid >= 0) {
+		rtm_finish(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
+		return;
+	}
+	rtm_slot_replace(c, cpu, &pc->task_cur, b);
+}
+
+void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
+		   long prev_state, u32 next_pid, u32 next_tgid,
+		   const char *next_comm)
+{
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	if (rtm_unlikely(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed))) {
+		rtm_disarm(c, cpu, pc);
+		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
+	}
+	if (!next_pid || !rtm_htab_maybe(&c->tasks, next_pid))
+		return;
+	rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
+}
+
+static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
+{
+	u64 x = (cookie ^ ((u64)tgid << 32) ^ tgid) * 0x9e3779b97f4a7c15ull;
+	u32 tag = (u32)(x >> 32);
+
+	return tag ? tag : 1;
+}
+
+static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b), *ob;
+	u32 i, o;
+
+	for (i = 0; i < 4; i++) {
+		o = rtm_htab_take(&c->cookies, tag);
+		if (o) {
+			ob = rtm_br(c, o);
+			if (ob->cookie == br->cookie && ob->tgid == br->tgid) {
+				b = rtm_merge(c, cpu, o, b);
+				br = rtm_br(c, b);
+			} else {
+				/* 32-bit tag collision: rare, documented */
+				rtm_branch_free(c, cpu, o, RTM_C_BR_STALE);
+			}
+			continue;
+		}
+		if (!rtm_htab_insert(&c->cookies, tag, b))
+			return;
+		rtm_count(c, cpu, RTM_C_DROP_COOKIE);
+		break;
+	}
+	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+}
+
+void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
+		       u32 tgid, u64 cookie)
+{
+	struct rtm_cpu *pc;
+	struct rtm_branch *nbr;
+	u32 sb, nb;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	sb = rtm_slot_take(&pc->task_cur);
+	if (!sb)
+		return;
+	if (rtm_unlikely(rtm_br(c, sb)->pid != pid)) {
+		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
+		return;
+	}
+	if (rtm_branch_done(c, sb)) {
+		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		return;
+	}
+	nb = rtm_branch_fork(c, cpu, sb);
+	if (nb) {
+		nbr = rtm_br(c, nb);
+		nbr->tgid = tgid;
+		nbr->cookie = cookie;
+		rtm_hop_add(c, cpu, nb, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, pid,
+			    nbr->comm, ts);
+		rtm_cookie_put(c, cpu, rtm_cookie_tag(tgid, cookie), nb);
+	}
+	rtm_slot_putback(c, cpu, &pc->task_cur, sb);
+}
+
+void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
+		     u64 cookie, const char *comm)
+{
+	const struct rtm_tset *t;
+	struct rtm_branch *br;
+	struct rtm_chain *ch;
+	u32 seq, b, tag, mask;
+	u64 wcomm[2], dl;
+	int tid;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	tag = rtm_cookie_tag(tgid, cookie);
+	if (!rtm_htab_maybe(&c->cookies, tag))
+		return;
+	b = rtm_htab_take(&c->cookies, tag);
+	if (!b)
+		return;
+	br = rtm_br(c, b);
+	if (br->cookie != cookie || br->tgid != tgid) {
+		/* tag collision with another cookie: put it back */
+		if (rtm_htab_insert(&c->cookies, tag, b)) {
+			rtm_count(c, cpu, RTM_C_DROP_COOKIE);
+			rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+		}
+		return;
+	}
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	rtm_comm_load(wcomm, comm);
+	rtm_hop_add(c, cpu, b, RTM_HOP_WORK_END, RTM_CTX_TASK, pid, wcomm, ts);
+	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	do {
+		t = rtm_tset_begin(c, &seq);
+		mask = t->end_mask[RTM_END_WORK_END];
+		/* match the task ending the work, else the dispatcher */
+		tid = rtm_target_match(t, mask, ch->kind, ch->source, pid,
+				       tgid, comm ? wcomm : NULL);
+		if (tid < 0)
+			tid = rtm_target_match(t, mask, ch->kind, ch->source,
+					       br->pid, br->tgid, br->comm);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	if (tid < 0) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+		return;
+	}
+	rtm_finish(c, cpu, b, ts, tid, dl, pid, tgid, wcomm);
+}

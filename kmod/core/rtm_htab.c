@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_htab.c - lock-free tables of branch tips keyed by a 32-bit key
+ * (the task table keyed by pid, the cookie table keyed by a cookie tag).
+ *
+ * Each bucket is one cache line of 7 slots; a slot is one 64-bit word
+ * (key << 32 | branch index) so a key and its branch always change
+ * together with a single CAS. occ counts used slots (incremented before a
+ * slot is claimed, decremented after it is freed), so a lookup of a key
+ * that is not present costs one multiply and one load.
+ */
+#include "rtm_internal.h"
+
+void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb)
+{
+	u32 i, w, bits = 0;
+
+	while ((1u << bits) < nb)
+		bits++;
+	h->b = b;
+	h->mask = nb - 1;
+	h->shift = 32 - bits;
+	for (i = 0; i < nb; i++) {
+		for (w = 0; w < RTM_HT_WAYS; w++)
+			rtm_st64(&b[i].slot[w], 0);
+		rtm_st32(&b[i].occ, 0);
+	}
+}
+
+/* Remove and return the branch stored under key, 0 if none. */
+u32 rtm_htab_take(struct rtm_htab *h, u32 key)
+{
+	struct rtm_htab_bucket *bk = &h->b[rtm_hash32(key, h->shift)];
+	u64 v;
+	u32 w;
+
+	if (!rtm_ld32(&bk->occ))
+		return 0;
+	for (w = 0; w < RTM_HT_WAYS; w++) {
+		v = rtm_ld64(&bk->slot[w]);
+		if (v && (u32)(v >> 32) == key && rtm_cas64(&bk->slot[w], v, 0)) {
+			rtm_add32(&bk->occ, (u32)-1);
+			return (u32)v;
+		}
+	}
+	return 0;
+}
+
+/* Store branch under key (no duplicate check). 0, or -1 if bucket full. */
+int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch)
+{
+	struct rtm_htab_bucket *bk = &h->b[rtm_hash32(key, h->shift)];
+	u64 nv = ((u64)key << 32) | branch;
+	u32 w;
+
+	rtm_add32(&bk->occ, 1);
+	for (w = 0; w < RTM_HT_WAYS; w++) {
+		if (!rtm_ld64(&bk->slot[w]) && rtm_cas64(&bk->slot[w], 0, nv))
+			return 0;
+	}
+	rtm_add32(&bk->occ, (u32)-1);
+	return -1;
+}
+
+/*
+ * Scan helper for tick: peek at slot (bucket, way); returns the raw word
+ * (0 if empty). rtm_htab_take_word() removes it if it is still there.
+ */
+u64 rtm_htab_peek(struct rtm_htab *h, u32 bucket, u32 way)
+{
+	struct rtm_htab_bucket *bk = &h->b[bucket];
+
+	if (!rtm_ld32(&bk->occ))
+		return 0;
+	return rtm_ld64(&bk->slot[way]);
+}
+
+bool rtm_htab_take_word(struct rtm_htab *h, u32 bucket, u32 way, u64 v)
+{
+	struct rtm_htab_bucket *bk = &h->b[bucket];
+
+	if (!rtm_cas64(&bk->slot[way], v, 0))
+		return false;
+	rtm_add32(&bk->occ, (u32)-1);
+	return true;
+}
+
+/* Quiescent use only: used slots plus occupancy-count mismatches. */
+u32 rtm_htab_count_used(struct rtm_htab *h)
+{
+	u32 i, w, used, leaks = 0;
+
+	for (i = 0; i <= h->mask; i++) {
+		used = 0;
+		for (w = 0; w < RTM_HT_WAYS; w++)
+			used += rtm_ld64(&h->b[i].slot[w]) != 0;
+		leaks += used;
+		if (rtm_ld32(&h->b[i].occ) != used)
+			leaks++;
+	}
+	return leaks;
+}

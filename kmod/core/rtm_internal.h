@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtm_internal.h - core-private structures and helpers.
+ *
+ * Pools hand out 32-bit indices; index 0 is never used so that 0 means
+ * "empty" in every slot. A branch tip is owned by whoever removed it from
+ * a slot with an atomic exchange/CAS; every slot operation is such an
+ * ownership transfer, which makes nesting on one cpu and concurrent
+ * access (tick, migration) safe without locks.
+ */
+#ifndef RTM_INTERNAL_H
+#define RTM_INTERNAL_H
+
+#include "rtm_platform.h"
+#include "rtm_core.h"
+
+/* ---- pools (rtm_pool.c) ---- */
+struct rtm_pool {
+	rtm_a64 head;		/* (generation << 32) | first free index */
+	rtm_a32 *next;		/* next[idx]: free-list link */
+	u32 n;			/* usable indices 1..n */
+};
+
+void rtm_pool_init(struct rtm_pool *p, rtm_a32 *next, u32 n);
+u32 rtm_pool_get(struct rtm_pool *p);
+void rtm_pool_put(struct rtm_pool *p, u32 idx);
+u32 rtm_pool_count_free(struct rtm_pool *p);
+
+/* ---- hash tables of branch tips (rtm_htab.c) ---- */
+#define RTM_HT_WAYS	7
+struct rtm_htab_bucket {
+	rtm_a64 slot[RTM_HT_WAYS];	/* (key << 32) | branch, 0 = empty */
+	rtm_a32 occ;			/* >= number of used slots */
+	u32 pad;
+};
+
+struct rtm_htab {
+	struct rtm_htab_bucket *b;
+	u32 mask;
+	u32 shift;
+};
+
+static inline u32 rtm_hash32(u32 key, u32 shift)
+{
+	return (key * 0x9e3779b1u) >> shift;
+}
+
+void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb);
+u32 rtm_htab_take(struct rtm_htab *h, u32 key);
+int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch);
+u64 rtm_htab_peek(struct rtm_htab *h, u32 bucket, u32 way);
+bool rtm_htab_take_word(struct rtm_htab *h, u32 bucket, u32 way, u64 v);
+u32 rtm_htab_count_used(struct rtm_htab *h);
+
+/* Fast negative lookup: false if key is certainly not in the table. */
+static inline bool rtm_htab_maybe(struct rtm_htab *h, u32 key)
+{
+	return rtm_ld32(&h->b[rtm_hash32(key, h->shift)].occ) != 0;
+}
+
+/* ---- rings (rtm_ring.c) ---- */
+struct rtm_ring_slot {
+	rtm_a64 seq;
+	u64 pad[7];
+	struct rtm_record rec;
+};
+
+struct rtm_ring {
+	rtm_a64 head;		/* next position to write */
+	u64 pad0[7];
+	rtm_a64 tail;		/* next position to read */
+	u64 pad1[7];
+	struct rtm_ring_slot *slots;
+	u32 mask;
+	u32 pad2[13];
+};
+
+void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n);
+struct rtm_record *rtm_ring_reserve(struct rtm_ring *r, u64 *pos);
+void rtm_ring_commit(struct rtm_ring *r, u64 pos);
+int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out);
+
+/* ---- targets (rtm_target.c): a latch of two copies ---- */
+struct rtm_tgt {
+	u64 comm[2];		/* 0,0 = any */
+	u32 pid, tgid;
+	u32 src, irq;
+	u64 deadline;
+	u32 end;
+	u32 has_task;
+};
+
+struct rtm_tset {
+	u32 active;			/* bit per used target */
+	u32 end_mask[RTM_END_NR];	/* task targets per end condition */
+	u32 irqonly;			/* IRQ-only targets */
+	u32 timers;			/* some target accepts sleeper timers */
+	u64 irq_any;			/* some target accepts any irq */
+	u64 irq_bits[RTM_MAX_IRQ / 64];
+	struct rtm_tgt t[RTM_MAX_TARGETS];
+};
+
+struct rtm_targets {
+	rtm_a32 seq;
+	u32 pad;
+	struct rtm_tset master;		/* writer's copy */
+	struct rtm_tset copy[2];
+};
+
+/* ---- objects ---- */
+struct rtm_hop {
+	u64 ts;
+	u32 pid;
+	u16 cpu;
+	u8 type;
+	u8 ctx;
+	u16 parent;		/* index of the previous hop on the path */
+	u16 pad[3];
+	u64 comm[2];
+};
+
+/* chain state word: generation << 8 | flags */
+#define RTM_CS_LIVE		0x01
+#define RTM_CS_DONE		0x02
+#define RTM_CS_OVERDUE		0x04
+#define RTM_CS_COMPLETED	0x08
+#define RTM_CS_EXPIRED		0x10
+#define RTM_CS_ABANDONED	0x20
+#define RTM_CS_FLAGS		0xff
+
+/* chain xflags */
+#define RTM_CX_DROPPED		0x01
+#define RTM_CX_MERGED		0x02
+
+struct rtm_chain {
+	rtm_a32 state;
+	rtm_a32 ref;		/* one per branch (+ transient) */
+	rtm_a32 nhops;		/* hop slots reserved */
+	rtm_a32 xflags;
+	rtm_a64 start;
+	rtm_a64 deadline;	/* min deadline of eligible targets */
+	u64 source;
+	u32 dl_target;		/* target of that deadline */
+	u8 kind;
+	u8 pad[3];
+	struct rtm_hop hops[];
+};
+
+/* branch flags */
+#define RTM_BF_IRQTHREAD	0x01	/* task woken as this IRQ's thread */
+
+struct rtm_branch {
+	rtm_a32 chain;		/* peeked by tick without ownership */
+	u16 hop;		/* last hop of this branch's path */
+	u16 flags;
+	u32 pid, tgid;		/* task (task/cookie branches) */
+	u64 cookie;		/* cookie branches */
+	u64 comm[2];
+};
+
+/* per-cpu slots, each holds a branch index or 0 */
+struct rtm_cpu {
+	rtm_a32 hi_cur;		/* hard IRQ handler running */
+	rtm_a32 hi_timer;	/* hrtimer handler running */
+	rtm_a32 hi_armed;	/* IRQ exited with IRQ_WAKE_THREAD */
+	rtm_a32 si_cur;		/* softirq running */
+	rtm_a32 task_cur;	/* the running task's branch */
+	rtm_a32 si_pend[RTM_NR_SOFTIRQ];
+	u32 pad;
+};
+
+#define RTM_NSLOTS_CPU	(5 + RTM_NR_SOFTIRQ)
+
+enum rtm_cnt {
+	RTM_C_STARTED, RTM_C_COMPLETED, RTM_C_ABANDONED, RTM_C_EXPIRED,
+	RTM_C_OVERDUE, RTM_C_BR_OPENED, RTM_C_BR_COMPLETED, RTM_C_BR_CLOSED,
+	RTM_C_BR_PRUNED, RTM_C_BR_MERGED, RTM_C_BR_STALE, RTM_C_BR_DROPPED,
+	RTM_C_EMITTED,
+	RTM_C_WRITTEN, RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
+	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
+	RTM_C_TRUNCATED,
+	RTM_C_NR
+};
+
+struct rtm_cpu_cnt {
+	rtm_a64 v[RTM_C_NR];
+	u64 pad[8 - (RTM_C_NR % 8)];
+};
+
+struct rtm_core {
+	struct rtm_params p;
+	rtm_a64 seq;			/* record sequence */
+	u64 pad0[7];
+	struct rtm_targets tg;
+	struct rtm_pool chain_pool;
+	struct rtm_pool branch_pool;
+	struct rtm_htab tasks;
+	struct rtm_htab cookies;
+	u8 *chains;			/* chain_stride bytes per chain */
+	u32 chain_stride;
+	u32 pad1;
+	struct rtm_branch *branches;
+	struct rtm_cpu *cpus;
+	struct rtm_cpu_cnt *cnt;
+	struct rtm_ring *rings;
+};
+
+static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
+{
+	return (struct rtm_chain *)(c->chains + (size_t)idx * c->chain_stride);
+}
+
+static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 idx)
+{
+	return &c->branches[idx];
+}
+
+static inline void rtm_count(struct rtm_core *c, u32 cpu, enum rtm_cnt k)
+{
+	rtm_add64(&c->cnt[cpu].v[k], 1);
+}
+
+/* rtm_target.c */
+void rtm_targets_init(struct rtm_core *c);
+int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
+		     u64 source, u32 pid, u32 tgid, const u64 *comm);
+int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
+void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
+			       u64 *deadline, u32 *target);
+
+/*
+ * Latch readers: a writer updates one copy while readers use the other;
+ * a reader retries only if the writer flipped copies meanwhile, so a
+ * reader nested over the writer on the same cpu never spins.
+ */
+static inline const struct rtm_tset *rtm_tset_begin(struct rtm_core *c,
+						    u32 *seq)
+{
+	*seq = rtm_ld32_acq(&c->tg.seq);
+	return &c->tg.copy[*seq & 1];
+}
+
+static inline bool rtm_tset_retry(struct rtm_core *c, u32 seq)
+{
+	rtm_fence_acq();
+	return rtm_ld32(&c->tg.seq) != seq;
+}
+
+/* rtm_chain.c: chain and branch life cycle, shared by events and tick */
+u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
+		    u64 start, u32 hop_type, u32 hop_pid);
+void rtm_chain_put(struct rtm_core *c, u32 cpu, u32 ci);
+bool rtm_chain_get_live(struct rtm_core *c, u32 ci);
+u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent);
+void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why);
+void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type, u32 ctx,
+		 u32 pid, const u64 *comm, u64 ts);
+u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
+void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
+void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
+void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
+void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int target,
+		  u64 deadline, u32 pid, u32 tgid, const u64 *comm);
+void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
+	      u32 target, u64 deadline, u32 pid, u32 tgid, const u64 *comm,
+	      u32 flags);
+
+static inline bool rtm_branch_done(struct rtm_core *c, u32 b)
+{
+	u32 ci = rtm_ld32(&c->branches[b].chain);
+
+	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
+}
+
+/* Take the branch out of a slot (ownership), 0 if empty. */
+static inline u32 rtm_slot_take(rtm_a32 *slot)
+{
+	if (!rtm_ld32(slot))
+		return 0;
+	return rtm_xchg32(slot, 0);
+}
+
+static inline void rtm_comm_load(u64 *dst, const char *comm)
+{
+	if (comm) {
+		memcpy(dst, comm, RTM_COMM_LEN);
+	} else {
+		dst[0] = 0;
+		dst[1] = 0;
+	}
+}
+
+#endif /* RTM_INTERNAL_H */

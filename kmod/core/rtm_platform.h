@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtm_platform.h - the only header of the rtmon core that includes system
+ * headers. Maps a tiny atomic/memory API onto kernel primitives (under
+ * __KERNEL__) or C11 <stdatomic.h> (user space: replay, tests, bench).
+ *
+ * All read-modify-write operations are fully ordered (like the kernel's
+ * xchg()/cmpxchg()/atomic_*_return()); plain loads/stores are relaxed
+ * (READ_ONCE/WRITE_ONCE); _acq/_rel variants give acquire/release.
+ */
+#ifndef RTM_PLATFORM_H
+#define RTM_PLATFORM_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/atomic.h>
+#include <linux/string.h>
+#include <linux/compiler.h>
+
+typedef atomic_t rtm_a32;
+typedef atomic64_t rtm_a64;
+
+#define rtm_ld32(p)		((u32)atomic_read(p))
+#define rtm_ld32_acq(p)		((u32)atomic_read_acquire(p))
+#define rtm_st32(p, v)		atomic_set((p), (int)(v))
+#define rtm_st32_rel(p, v)	atomic_set_release((p), (int)(v))
+#define rtm_xchg32(p, v)	((u32)atomic_xchg((p), (int)(v)))
+#define rtm_add32(p, v)		((u32)atomic_add_return((int)(v), (p)))
+#define rtm_or32(p, v)		atomic_or((int)(v), (p))
+#define rtm_ld64(p)		((u64)atomic64_read(p))
+#define rtm_ld64_acq(p)		((u64)atomic64_read_acquire(p))
+#define rtm_st64(p, v)		atomic64_set((p), (s64)(v))
+#define rtm_st64_rel(p, v)	atomic64_set_release((p), (s64)(v))
+#define rtm_add64(p, v)		((u64)atomic64_add_return((s64)(v), (p)))
+#define rtm_fence_acq()		smp_rmb()
+
+static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
+{
+	return (u32)atomic_cmpxchg(p, (int)old, (int)new) == old;
+}
+
+static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
+{
+	return (u64)atomic64_cmpxchg(p, (s64)old, (s64)new) == old;
+}
+
+#define rtm_likely(x)		likely(x)
+#define rtm_unlikely(x)		unlikely(x)
+
+#else /* user space */
+
+#include <linux/types.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s64 s64;
+
+typedef _Atomic u32 rtm_a32;
+typedef _Atomic u64 rtm_a64;
+
+#define RTM_RLX memory_order_relaxed
+#define RTM_SC memory_order_seq_cst
+
+static inline u32 rtm_ld32(rtm_a32 *p) { return atomic_load_explicit(p, RTM_RLX); }
+static inline u32 rtm_ld32_acq(rtm_a32 *p)
+{
+	return atomic_load_explicit(p, memory_order_acquire);
+}
+static inline void rtm_st32(rtm_a32 *p, u32 v) { atomic_store_explicit(p, v, RTM_RLX); }
+static inline void rtm_st32_rel(rtm_a32 *p, u32 v)
+{
+	atomic_store_explicit(p, v, memory_order_release);
+}
+static inline u32 rtm_xchg32(rtm_a32 *p, u32 v) { return atomic_exchange_explicit(p, v, RTM_SC); }
+static inline u32 rtm_add32(rtm_a32 *p, u32 v) { return atomic_fetch_add_explicit(p, v, RTM_SC) + v; }
+static inline void rtm_or32(rtm_a32 *p, u32 v) { atomic_fetch_or_explicit(p, v, RTM_SC); }
+static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
+{
+	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC, RTM_RLX);
+}
+static inline u64 rtm_ld64(rtm_a64 *p) { return atomic_load_explicit(p, RTM_RLX); }
+static inline u64 rtm_ld64_acq(rtm_a64 *p)
+{
+	return atomic_load_explicit(p, memory_order_acquire);
+}
+static inline void rtm_st64(rtm_a64 *p, u64 v) { atomic_store_explicit(p, v, RTM_RLX); }
+static inline void rtm_st64_rel(rtm_a64 *p, u64 v)
+{
+	atomic_store_explicit(p, v, memory_order_release);
+}
+static inline u64 rtm_add64(rtm_a64 *p, u64 v) { return atomic_fetch_add_explicit(p, v, RTM_SC) + v; }
+static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
+{
+	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC, RTM_RLX);
+}
+static inline void rtm_fence_acq(void) { atomic_thread_fence(memory_order_acquire); }
+
+#define rtm_likely(x)		__builtin_expect(!!(x), 1)
+#define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
+
+#endif /* __KERNEL__ */
+
+#define rtm_ctz32(x)		((u32)__builtin_ctz(x))
+#define RTM_CACHELINE		64
+#define RTM_ALIGN(x, a)		(((x) + ((a) - 1)) & ~((size_t)(a) - 1))
+
+#endif /* RTM_PLATFORM_H */

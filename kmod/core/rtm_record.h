@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtm_record.h - the rtmon chain record (uapi-friendly, fixed size).
+ *
+ * One record is emitted per completed chain and one per chain reported
+ * overdue while still open (RTM_REC_F_TIMEOUT). Records are read from the
+ * per-CPU rings with rtm_core_read(). Only fixed-width __u* types, explicit
+ * padding, no pointers: the layout is identical for kernel, 32- and 64-bit
+ * user space. Bump RTM_REC_VERSION on any layout change.
+ */
+#ifndef RTM_RECORD_H
+#define RTM_RECORD_H
+
+#include <linux/types.h>
+
+#define RTM_REC_VERSION		1
+#define RTM_REC_MAX_HOPS	16
+#define RTM_COMM_LEN		16
+
+/* record.kind: what started the chain */
+#define RTM_KIND_IRQ		1	/* hard IRQ entry; source = irq number */
+#define RTM_KIND_TIMER		2	/* hrtimer expiry; source = timer id */
+
+/* record.flags */
+#define RTM_REC_F_DEADLINE_MISS	0x0001	/* latency_ns > deadline_ns */
+#define RTM_REC_F_TIMEOUT	0x0002	/* overdue report, chain still open */
+#define RTM_REC_F_WAS_OVERDUE	0x0004	/* completion of a chain reported overdue */
+#define RTM_REC_F_TRUNCATED	0x0008	/* path longer than RTM_REC_MAX_HOPS:
+					 * hops[0] is the root, hops[1..] the
+					 * last nhops-1 hops of the path */
+#define RTM_REC_F_DROPPED_HOPS	0x0010	/* chain hop storage overflowed: some
+					 * hops were never recorded */
+#define RTM_REC_F_MERGED	0x0020	/* another chain merged into this one */
+
+/* hop.type */
+#define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */
+#define RTM_HOP_TIMER		2	/* programmed hrtimer expiry (chain start) */
+#define RTM_HOP_TIMER_RUN	3	/* hrtimer handler ran (expire_entry) */
+#define RTM_HOP_SOFTIRQ_RAISE	4	/* pid = softirq vector */
+#define RTM_HOP_SOFTIRQ_ENTRY	5	/* pid = softirq vector */
+#define RTM_HOP_WAKING		6	/* pid/comm = woken task */
+#define RTM_HOP_SWITCH_IN	7	/* pid/comm = task switched in */
+#define RTM_HOP_BLOCK		8	/* pid/comm = task that blocked */
+#define RTM_HOP_WORK_BEGIN	9	/* pid = dispatcher task */
+#define RTM_HOP_WORK_END	10	/* pid/comm = task ending the work */
+#define RTM_HOP_IRQ_EXIT	11	/* hard IRQ exit; pid = irq number */
+
+/* hop.ctx: context the event happened in (for WAKING/RAISE) */
+#define RTM_CTX_TASK		0
+#define RTM_CTX_SOFTIRQ		1
+#define RTM_CTX_HARDIRQ		2
+
+#define RTM_TARGET_NONE		0xffff
+
+struct rtm_rec_hop {
+	__u64 ts_ns;			/* event time (monotonic ns) */
+	__u32 pid;			/* see hop.type */
+	__u16 cpu;
+	__u8 type;			/* RTM_HOP_* */
+	__u8 ctx;			/* RTM_CTX_* */
+	__u8 comm[RTM_COMM_LEN];	/* NUL-padded, may be empty */
+};
+
+struct rtm_record {
+	__u16 version;			/* RTM_REC_VERSION */
+	__u16 size;			/* sizeof(struct rtm_record) */
+	__u32 flags;			/* RTM_REC_F_* */
+	__u64 seq;			/* global sequence: gaps = lost records */
+	__u8 kind;			/* RTM_KIND_* */
+	__u8 nhops;			/* valid entries in hops[] */
+	__u16 cpu;			/* cpu that emitted the record */
+	__u16 path_len;			/* hops on the root->tip path */
+	__u16 target_id;		/* RTM_TARGET_NONE if unknown */
+	__u64 source;			/* irq number or timer id */
+	__u64 start_ns;			/* IRQ entry or programmed timer expiry */
+	__u64 end_ns;			/* end event (or tick time for TIMEOUT) */
+	__u64 latency_ns;		/* end_ns - start_ns */
+	__u64 deadline_ns;		/* target deadline (0: none) */
+	__u32 target_pid;
+	__u32 target_tgid;
+	__u8 target_comm[RTM_COMM_LEN];
+	__u32 chain_hops;		/* hops recorded on the whole chain */
+	__u32 reserved;			/* zero */
+	struct rtm_rec_hop hops[RTM_REC_MAX_HOPS];
+};
+
+_Static_assert(sizeof(struct rtm_rec_hop) == 32, "rtm_rec_hop layout");
+_Static_assert(sizeof(struct rtm_record) == 608, "rtm_record layout");
+
+#endif /* RTM_RECORD_H */

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_ring.c - bounded per-cpu record rings (Vyukov MPMC queue).
+ *
+ * Every slot carries a sequence number: pos means "free for the writer of
+ * position pos", pos + 1 means "holds the record of position pos". Writers
+ * (the completing cpu, possibly nested on itself) and readers (any cpu)
+ * claim positions with a CAS on head/tail and publish with a release store
+ * of the slot sequence. A full ring makes rtm_ring_reserve() fail: the
+ * caller counts a drop, nothing is overwritten.
+ */
+#include "rtm_internal.h"
+
+void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n)
+{
+	u32 i;
+
+	r->slots = s;
+	r->mask = n - 1;
+	rtm_st64(&r->head, 0);
+	rtm_st64(&r->tail, 0);
+	for (i = 0; i < n; i++)
+		rtm_st64(&s[i].seq, i);
+}
+
+struct rtm_record *rtm_ring_reserve(struct rtm_ring *r, u64 *ppos)
+{
+	u64 pos = rtm_ld64(&r->head), seq;
+	struct rtm_ring_slot *s;
+	s64 dif;
+
+	for (;;) {
+		s = &r->slots[pos & r->mask];
+		seq = rtm_ld64_acq(&s->seq);
+		dif = (s64)(seq - pos);
+		if (dif == 0) {
+			if (rtm_cas64(&r->head, pos, pos + 1)) {
+				*ppos = pos;
+				return &s->rec;
+			}
+		} else if (dif < 0) {
+			return NULL;	/* full */
+		}
+		pos = rtm_ld64(&r->head);
+	}
+}
+
+void rtm_ring_commit(struct rtm_ring *r, u64 pos)
+{
+	rtm_st64_rel(&r->slots[pos & r->mask].seq, pos + 1);
+}
+
+int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out)
+{
+	u64 pos = rtm_ld64(&r->tail), seq;
+	struct rtm_ring_slot *s;
+	s64 dif;
+
+	for (;;) {
+		s = &r->slots[pos & r->mask];
+		seq = rtm_ld64_acq(&s->seq);
+		dif = (s64)(seq - (pos + 1));
+		if (dif == 0) {
+			if (rtm_cas64(&r->tail, pos, pos + 1)) {
+				memcpy(out, &s->rec, sizeof(*out));
+				rtm_st64_rel(&s->seq, pos + r->mask + 1);
+				return 1;
+			}
+		} else if (dif < 0) {
+			return 0;	/* empty (or next record not committed) */
+		}
+		pos = rtm_ld64(&r->tail);
+	}
+}

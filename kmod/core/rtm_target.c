@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_target.c - the target table.
+ *
+ * Changes are rare and serialized by the caller. The writer edits a
+ * private master copy, then publishes it into two reader copies with a
+ * latch sequence (like the kernel's write_seqcount_latch): readers pick
+ * copy[seq & 1]; the writer only overwrites the copy readers are not
+ * directed to, and readers retry if seq moved. The hot path never blocks.
+ */
+#include "rtm_internal.h"
+
+void rtm_targets_init(struct rtm_core *c)
+{
+	memset(&c->tg.master, 0, sizeof(c->tg.master));
+	memcpy(&c->tg.copy[0], &c->tg.master, sizeof(c->tg.master));
+	memcpy(&c->tg.copy[1], &c->tg.master, sizeof(c->tg.master));
+	rtm_st32(&c->tg.seq, 0);
+}
+
+static void rtm_targets_publish(struct rtm_core *c)
+{
+	struct rtm_tset *m = &c->tg.master;
+	const struct rtm_tgt *t;
+	u32 i;
+
+	m->active = 0;
+	m->irqonly = 0;
+	m->timers = 0;
+	m->irq_any = 0;
+	memset(m->end_mask, 0, sizeof(m->end_mask));
+	memset(m->irq_bits, 0, sizeof(m->irq_bits));
+	for (i = 0; i < RTM_MAX_TARGETS; i++) {
+		t = &m->t[i];
+		if (!t->has_task && !t->src)
+			continue;	/* unused slot (all zero) */
+		m->active |= 1u << i;
+		if (t->has_task)
+			m->end_mask[t->end] |= 1u << i;
+		else
+			m->irqonly |= 1u << i;
+		if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_TIMER)
+			m->timers = 1;
+		if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_IRQ_ANY)
+			m->irq_any = 1;
+		if (t->src == RTM_SRC_IRQ)
+			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
+	}
+	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[1] */
+	memcpy(&c->tg.copy[0], m, sizeof(*m));
+	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[0] */
+	memcpy(&c->tg.copy[1], m, sizeof(*m));
+}
+
+int rtm_core_set_target(struct rtm_core *c, u32 id,
+			const struct rtm_target_spec *s)
+{
+	struct rtm_tgt *t;
+	bool has_task;
+
+	if (id >= RTM_MAX_TARGETS || !s || s->src > RTM_SRC_IRQ_ANY ||
+	    s->end >= RTM_END_NR)
+		return -22;
+	if (s->src == RTM_SRC_IRQ && s->irq >= RTM_MAX_IRQ)
+		return -22;
+	has_task = s->comm[0] || s->pid || s->tgid;
+	if (!has_task && s->src != RTM_SRC_IRQ && s->src != RTM_SRC_IRQ_ANY)
+		return -22;
+	t = &c->tg.master.t[id];
+	memset(t, 0, sizeof(*t));
+	memcpy(t->comm, s->comm, RTM_COMM_LEN);
+	t->pid = s->pid;
+	t->tgid = s->tgid;
+	t->src = s->src;
+	t->irq = s->src == RTM_SRC_IRQ ? s->irq : 0;
+	t->deadline = s->deadline_ns;
+	t->end = s->end;
+	t->has_task = has_task;
+	rtm_targets_publish(c);
+	return 0;
+}
+
+int rtm_core_clear_target(struct rtm_core *c, u32 id)
+{
+	if (id >= RTM_MAX_TARGETS)
+		return -22;
+	memset(&c->tg.master.t[id], 0, sizeof(c->tg.master.t[id]));
+	rtm_targets_publish(c);
+	return 0;
+}
+
+static inline bool rtm_src_ok(const struct rtm_tgt *t, u32 kind, u64 source)
+{
+	switch (t->src) {
+	case RTM_SRC_ANY:
+		return true;
+	case RTM_SRC_IRQ_ANY:
+		return kind == RTM_KIND_IRQ;
+	case RTM_SRC_IRQ:
+		return kind == RTM_KIND_IRQ && source == t->irq;
+	default:
+		return kind == RTM_KIND_TIMER;
+	}
+}
+
+/* First target in mask matching the task and the chain source, or -1. */
+int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
+		     u64 source, u32 pid, u32 tgid, const u64 *comm)
+{
+	const struct rtm_tgt *t;
+	u32 i;
+
+	while (mask) {
+		i = rtm_ctz32(mask);
+		mask &= mask - 1;
+		t = &ts->t[i];
+		if (t->pid && t->pid != pid)
+			continue;
+		if (t->tgid && t->tgid != tgid)
+			continue;
+		if ((t->comm[0] | t->comm[1]) &&
+		    (!comm || t->comm[0] != comm[0] || t->comm[1] != comm[1]))
+			continue;
+		if (!rtm_src_ok(t, kind, source))
+			continue;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* First IRQ-only target accepting this chain source, or -1. */
+int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source)
+{
+	u32 mask = ts->irqonly, i;
+
+	while (mask) {
+		i = rtm_ctz32(mask);
+		mask &= mask - 1;
+		if (rtm_src_ok(&ts->t[i], kind, source))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Smallest non-zero deadline among targets accepting the source. */
+void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
+			       u64 *deadline, u32 *target)
+{
+	const struct rtm_tset *ts;
+	u32 seq, mask, i;
+	u64 best;
+	u32 bt;
+
+	do {
+		ts = rtm_tset_begin(c, &seq);
+		best = 0;
+		bt = RTM_TARGET_NONE;
+		mask = ts->active;
+		while (mask) {
+			i = rtm_ctz32(mask);
+			mask &= mask - 1;
+			if (!ts->t[i].deadline ||
+			    !rtm_src_ok(&ts->t[i], kind, source))
+				continue;
+			if (!best || ts->t[i].deadline < best) {
+				best = ts->t[i].deadline;
+				bt = i;
+			}
+		}
+	} while (rtm_tset_retry(c, seq));
+	*deadline = best;
+	*target = bt;
+}

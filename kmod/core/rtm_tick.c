@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_tick.c - periodic housekeeping: overdue reports, max-age reclaim,
+ * pruning of branches whose chain is done.
+ *
+ * Tick may run on any cpu, concurrently with events and other ticks. It
+ * inspects chains it holds no reference to by reading the state word
+ * (generation | flags), taking a reference only if the count is not zero
+ * and re-checking the generation; slots are peeked and only taken
+ * (atomically) when their branch's chain looks done.
+ */
+#include "rtm_internal.h"
+
+static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, ci);
+	u32 s = rtm_ld32_acq(&ch->state), s2;
+	u64 start, dl, age;
+	bool aged, overdue;
+
+	if (!(s & RTM_CS_LIVE) || (s & RTM_CS_DONE))
+		return;
+	start = rtm_ld64(&ch->start);
+	dl = rtm_ld64(&ch->deadline);
+	age = now > start ? now - start : 0;
+	aged = age > c->p.max_age_ns;
+	overdue = dl && !(s & RTM_CS_OVERDUE) && age > dl;
+	if (!aged && !overdue)
+		return;
+	if (!rtm_chain_get_live(c, ci))
+		return;
+	s2 = rtm_ld32_acq(&ch->state);
+	if ((s2 >> 8) != (s >> 8) || !(s2 & RTM_CS_LIVE) || (s2 & RTM_CS_DONE))
+		goto out;
+	if (overdue && rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
+		rtm_count(c, cpu, RTM_C_OVERDUE);
+		rtm_emit(c, cpu, ci, 0, now, ch->dl_target, dl, 0, 0, NULL,
+			 RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
+	}
+	if (aged) {
+		s2 = rtm_ld32(&ch->state);
+		while (!(s2 & RTM_CS_DONE)) {
+			if (rtm_cas32(&ch->state, s2,
+				      s2 | RTM_CS_DONE | RTM_CS_EXPIRED)) {
+				rtm_count(c, cpu, RTM_C_EXPIRED);
+				break;
+			}
+			s2 = rtm_ld32(&ch->state);
+		}
+	}
+out:
+	rtm_chain_put(c, cpu, ci);
+}
+
+/* Peek: does the branch in this slot belong to a finished chain? */
+static inline bool rtm_peek_done(struct rtm_core *c, u32 b)
+{
+	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
+
+	if (!ci || ci > c->p.nchains)
+		return false;
+	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
+}
+
+static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
+{
+	u32 v = rtm_ld32(slot);
+
+	if (!v || !rtm_peek_done(c, v) || !rtm_cas32(slot, v, 0))
+		return;
+	/* we own v now: its chain reference makes the check reliable */
+	if (rtm_branch_done(c, v))
+		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
+	else
+		rtm_slot_putback(c, cpu, slot, v);
+}
+
+static void rtm_tick_htab(struct rtm_core *c, u32 cpu, struct rtm_htab *h)
+{
+	u32 i, w, b;
+	u64 v;
+
+	for (i = 0; i <= h->mask; i++) {
+		for (w = 0; w < RTM_HT_WAYS; w++) {
+			v = rtm_htab_peek(h, i, w);
+			if (!v)
+				continue;
+			b = (u32)v;
+			if (!rtm_peek_done(c, b) || !rtm_htab_take_word(h, i, w, v))
+				continue;
+			if (rtm_branch_done(c, b)) {
+				rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+			} else if (rtm_htab_insert(h, (u32)(v >> 32), b)) {
+				rtm_count(c, cpu, h == &c->tasks ?
+					  RTM_C_DROP_TASK : RTM_C_DROP_COOKIE);
+				rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+			}
+		}
+	}
+}
+
+void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
+{
+	struct rtm_cpu *pc;
+	u32 i, k;
+
+	if (cpu >= c->p.ncpus)
+		return;
+	for (i = 1; i <= c->p.nchains; i++)
+		rtm_tick_chain(c, cpu, i, now);
+	for (k = 0; k < c->p.ncpus; k++) {
+		pc = &c->cpus[k];
+		rtm_tick_slot(c, cpu, &pc->hi_cur);
+		rtm_tick_slot(c, cpu, &pc->hi_timer);
+		rtm_tick_slot(c, cpu, &pc->hi_armed);
+		rtm_tick_slot(c, cpu, &pc->si_cur);
+		rtm_tick_slot(c, cpu, &pc->task_cur);
+		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
+			rtm_tick_slot(c, cpu, &pc->si_pend[i]);
+	}
+	rtm_tick_htab(c, cpu, &c->tasks);
+	rtm_tick_htab(c, cpu, &c->cookies);
+}
