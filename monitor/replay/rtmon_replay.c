@@ -488,8 +488,10 @@ static void print_record(const struct rtm_record *r)
 		printf("]}\n");
 		return;
 	}
-	printf("record #%llu %s %llu -> ", (unsigned long long)r->seq,
-	       r->kind == RTM_KIND_IRQ ? "irq" : "timer", (unsigned long long)r->source);
+	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s %llu -> " :
+	       "record #%llu %s 0x%llx -> ", (unsigned long long)r->seq,
+	       r->kind == RTM_KIND_IRQ ? "irq" : "timer",
+	       (unsigned long long)r->source);
 	if (r->target_id == RTM_TARGET_NONE)
 		printf("target - ");
 	else
@@ -917,8 +919,15 @@ static void ftrace_line(char *line)
 	while (*q && !isspace((unsigned char)*q))
 		q++;
 	if (q[-1] != ':' || !isdigit((unsigned char)*f)) {
-		if (strlen(f) > 2 && q - f >= 3)
-			flag = f[2];
+		/* the hardirq/softirq column moves (RT adds lazy columns) */
+		if (strspn(f, ".bdDXNnpLlZzHhs0123456789") < (size_t)(q - f))
+			input_error("bad ftrace flags column");
+		flag = '.';
+		if (memchr(f, 'h', q - f) || memchr(f, 'H', q - f) ||
+		    memchr(f, 'z', q - f) || memchr(f, 'Z', q - f))
+			flag = 'h';
+		else if (memchr(f, 's', q - f))
+			flag = 's';
 		while (isspace((unsigned char)*q))
 			q++;
 		f = q;

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Malformed input and bad options: exact "file:line: message" errors and
+# non-zero exit codes (1 = malformed input, 2 = usage).
+#   run_errors.sh REPLAY TMPDIR
+REPLAY=$1
+T=$2
+mkdir -p "$T"
+fail=0
+
+# expect NAME RC PATTERN -- command...
+expect() {
+	name=$1; want=$2; pat=$3; shift 3
+	"$@" > "$T/$name.out" 2> "$T/$name.err"
+	rc=$?
+	if [ $rc -ne "$want" ]; then
+		echo "FAIL: err_$name: exit $rc, want $want"
+		fail=1
+	elif ! grep -q -- "$pat" "$T/$name.err"; then
+		echo "FAIL: err_$name: stderr '$(head -c 160 "$T/$name.err")' lacks '$pat'"
+		fail=1
+	else
+		echo "PASS: err_$name"
+	fi
+}
+
+printf '# ok\nparam ncpus=2\n100 0 irq_entry irq=1\n200 0 bogus_event x=1\n' > "$T/e1.events"
+expect unknown_event 1 "e1.events:4: unknown event 'bogus_event'" "$REPLAY" "$T/e1.events"
+
+printf '100 0 irq_entry irq\n' > "$T/e2.events"
+expect bad_kv 1 "e2.events:1: expected key=value" "$REPLAY" "$T/e2.events"
+
+printf '100 0 irq_entry irq=1\n\n50 0 irq_exit irq=1\n' > "$T/e3.events"
+expect ts_backwards 1 "e3.events:3: timestamp goes backwards" "$REPLAY" "$T/e3.events"
+
+printf 'param ncpus=2\n100 5 tick\n' > "$T/e4.events"
+expect cpu_range 1 "e4.events:2: cpu 5 out of range" "$REPLAY" "$T/e4.events"
+
+printf '100 0 waking pid=abc\n' > "$T/e5.events"
+expect bad_number 1 "e5.events:1: bad number for pid" "$REPLAY" "$T/e5.events"
+
+printf '100 0 irq_entry irq=1\nparam nchains=4\n' > "$T/e6.events"
+expect late_param 1 "e6.events:2: param after the first event" "$REPLAY" "$T/e6.events"
+
+printf 'target name=x end=sometimes\n' > "$T/e7.events"
+expect bad_target 1 "e7.events:1: bad target value end='sometimes'" "$REPLAY" "$T/e7.events"
+
+printf 'param task_buckets=3\n' > "$T/e8.events"
+expect bad_param 1 "e8.events:1: invalid parameters" "$REPLAY" "$T/e8.events"
+
+printf '100 0 switch prev=1 next=2 colour=red\n' > "$T/e9.events"
+expect unknown_key 1 "e9.events:1: unknown key 'colour'" "$REPLAY" "$T/e9.events"
+
+printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: irq=1 name=x\n  garbage line here\n' > "$T/f1.trace"
+expect ftrace_garbage 1 "f1.trace:3: not an ftrace event line" "$REPLAY" "$T/f1.trace"
+
+printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: name=x\n' > "$T/f2.trace"
+expect ftrace_field 1 "f2.trace:2: irq_handler_entry without irq=" "$REPLAY" "$T/f2.trace"
+
+expect bad_option 2 "unknown option '--frobnicate'" "$REPLAY" --frobnicate
+expect bad_format 2 "bad --format 'xml'" "$REPLAY" --format=xml
+expect bad_target_opt 2 "target needs a task filter" "$REPLAY" --target end=block
+expect bad_target_dl 2 "bad target value deadline='soon'" "$REPLAY" --target name=x,deadline=soon
+expect missing_file 2 "No such file" "$REPLAY" "$T/does-not-exist"
+exit $fail
