@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs inside the guest as PID 1 after switch_root: every test listed in the
+# share's tests.list, each with its own log, exit status and timeout, with
+# markers in the kernel log so the host can tell which test caused a report.
+# Then it saves dmesg and powers the guest off.
+share=/rtmon-share
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb
+ln -sfn /proc/self/fd /dev/fd
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /run/lock
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+hostname rtmon-guest
+
+# shellcheck disable=SC1091
+. "$share/env"
+echo "started $(uname -r)" >"$share/guest-started"
+
+while IFS=' ' read -r name timeout script; do
+	[ -n "$name" ] || continue
+	echo "rtmon-vm: begin $name" >/dev/kmsg
+	start=$(date +%s.%N)
+	(cd /tmp && exec timeout -k 5 "$timeout" bash "$script") \
+		>"$share/$name.log" 2>&1 </dev/null
+	rc=$?
+	end=$(date +%s.%N)
+	echo "rtmon-vm: end $name rc=$rc" >/dev/kmsg
+	[ $rc -eq 124 ] && echo "guest: timed out after ${timeout}s" >>"$share/$name.log"
+	echo "$rc $(echo "$end - $start" | awk '{printf "%.1f", $1 - $3}')" >"$share/$name.rc"
+done <"$share/tests.list"
+
+dmesg >"$share/dmesg.txt"
+echo done >"$share/guest-done"
+sync
+# reboot(2) from PID 1 does not return; sysrq is the fallback
+/bin/busybox poweroff -f
+echo o >/proc/sysrq-trigger
+while :; do sleep 1; done

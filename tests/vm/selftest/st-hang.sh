@@ -1,0 +1,3 @@
+# harness self-test: a script that never ends
+# timeout: 3
+sleep 600

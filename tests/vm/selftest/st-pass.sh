@@ -1,0 +1,3 @@
+# harness self-test: a passing script
+# timeout: 20
+echo "selftest: passing"
