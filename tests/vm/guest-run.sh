@@ -7,7 +7,8 @@ share=/rtmon-share
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb
 ln -sfn /proc/self/fd /dev/fd
-mount -t tmpfs tmpfs /tmp
+# /tmp stays the overlay's: a checkout may live under the host's /tmp, and
+# writes land in the overlay's tmpfs anyway
 mount -t tmpfs tmpfs /run
 mkdir -p /run/lock
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
