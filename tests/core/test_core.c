@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Direct unit tests of the rtmon core API: one "PASS: name" or
+ * "FAIL: name: reason" line per test; exit 1 if any failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtm_core.h"
+
+static int failed;
+static const char *cur;
+static char why[256];
+
+#define CHECK(cond) do {						\
+	if (!(cond) && !why[0])						\
+		snprintf(why, sizeof(why), "line %d: %s", __LINE__, #cond); \
+} while (0)
+
+static void begin(const char *name)
+{
+	cur = name;
+	why[0] = 0;
+}
+
+static void end(void)
+{
+	if (why[0]) {
+		printf("FAIL: core_%s: %s\n", cur, why);
+		failed = 1;
+	} else {
+		printf("PASS: core_%s\n", cur);
+	}
+}
+
+static void *mem;
+
+static struct rtm_core *mk(struct rtm_params *p)
+{
+	size_t sz = rtm_core_memsize(p);
+
+	free(mem);
+	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	return rtm_core_init(mem, sz, p);
+}
+
+static struct rtm_core *mk_default(unsigned int ncpus)
+{
+	struct rtm_params p;
+
+	rtm_params_default(&p, ncpus);
+	return mk(&p);
+}
+
+static void comm(char *dst, const char *s)
+{
+	memset(dst, 0, RTM_COMM_LEN);
+	strncpy(dst, s, RTM_COMM_LEN - 1);
+}
+
+static int target(struct rtm_core *c, unsigned int id, const char *name,
+		  unsigned int src, unsigned int irq, unsigned int endc,
+		  unsigned long long dl)
+{
+	struct rtm_target_spec t;
+
+	memset(&t, 0, sizeof(t));
+	if (name)
+		comm(t.comm, name);
+	t.src = src;
+	t.irq = irq;
+	t.end = endc;
+	t.deadline_ns = dl;
+	return rtm_core_set_target(c, id, &t);
+}
+
+static int drain(struct rtm_core *c, unsigned int ncpus, struct rtm_record *last)
+{
+	struct rtm_record r;
+	unsigned int k;
+	int n = 0;
+
+	for (k = 0; k < ncpus; k++)
+		while (rtm_core_read(c, k, &r)) {
+			if (last)
+				*last = r;
+			n++;
+		}
+	return n;
+}
+
+/* IRQ on cpu0 wakes pid directly from the handler */
+static void irq_wake(struct rtm_core *c, unsigned int cpu, unsigned long long ts,
+		     unsigned int irq, unsigned int pid, const char *name)
+{
+	char cm[16];
+
+	comm(cm, name);
+	rtm_ev_irq_entry(c, cpu, ts, irq);
+	rtm_ev_waking(c, cpu, ts + 10, RTM_CTX_HARDIRQ, 0, pid, pid, cm);
+	rtm_ev_irq_exit(c, cpu, ts + 20, irq, 0);
+}
+
+static void t_params(void)
+{
+	struct rtm_params p;
+	size_t sz;
+	char *raw;
+
+	begin("params");
+	rtm_params_default(&p, 4);
+	sz = rtm_core_memsize(&p);
+	CHECK(sz > 0);
+	p.task_buckets = 1000;
+	CHECK(rtm_core_memsize(&p) == 0);
+	rtm_params_default(&p, 0);
+	CHECK(rtm_core_memsize(&p) == 0);
+	rtm_params_default(&p, 4);
+	p.chain_hops = 1;
+	CHECK(rtm_core_memsize(&p) == 0);
+	rtm_params_default(&p, 4);
+	p.ring_slots = 3;
+	CHECK(rtm_core_memsize(&p) == 0);
+	rtm_params_default(&p, 4);
+	raw = aligned_alloc(64, sz + 64);
+	CHECK(rtm_core_init(raw + 8, sz, &p) == NULL);	/* misaligned */
+	CHECK(rtm_core_init(raw, sz - 1, &p) == NULL);	/* too small */
+	CHECK(rtm_core_init(raw, sz, &p) != NULL);
+	/* bigger pools need more memory */
+	p.nchains *= 2;
+	CHECK(rtm_core_memsize(&p) > sz);
+	free(raw);
+	end();
+}
+
+static void t_targets(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_target_spec t;
+
+	begin("target_validation");
+	memset(&t, 0, sizeof(t));
+	CHECK(rtm_core_set_target(c, 0, &t) == -22);	/* no filter at all */
+	t.src = RTM_SRC_TIMER;
+	CHECK(rtm_core_set_target(c, 0, &t) == -22);	/* timer-only, no task */
+	t.src = RTM_SRC_IRQ;
+	t.irq = RTM_MAX_IRQ;
+	CHECK(rtm_core_set_target(c, 0, &t) == -22);
+	t.irq = 5;
+	CHECK(rtm_core_set_target(c, 0, &t) == 0);	/* IRQ-only */
+	CHECK(rtm_core_set_target(c, RTM_MAX_TARGETS, &t) == -22);
+	t.end = RTM_END_NR;
+	t.pid = 3;
+	CHECK(rtm_core_set_target(c, 1, &t) == -22);
+	CHECK(rtm_core_clear_target(c, 0) == 0);
+	CHECK(rtm_core_clear_target(c, 99) == -22);
+	end();
+}
+
+static void t_no_targets_no_cost(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_stats s;
+	char cm[16];
+	int i;
+
+	begin("no_targets_no_state");
+	comm(cm, "x");
+	for (i = 0; i < 1000; i++) {
+		rtm_ev_irq_entry(c, i & 1, i * 100, i % 64);
+		rtm_ev_waking(c, i & 1, i * 100 + 1, RTM_CTX_HARDIRQ, 0, 10 + i, 10, cm);
+		rtm_ev_irq_exit(c, i & 1, i * 100 + 2, i % 64, i & 1);
+		rtm_ev_timer_entry(c, 0, i * 100 + 3, 7, i * 100, 1);
+		rtm_ev_timer_exit(c, 0, i * 100 + 4, 7);
+		rtm_ev_switch(c, 1, i * 100 + 5, 10 + i, 1, 11 + i, 11, cm);
+	}
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 0 && s.branches_opened == 0);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+static void t_runtime_target_change(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16];
+
+	begin("runtime_target_change");
+	comm(cm, "app");
+	CHECK(target(c, 3, "app", RTM_SRC_IRQ, 9, RTM_END_SWITCH_IN, 0) == 0);
+	irq_wake(c, 0, 1000, 9, 200, "app");
+	rtm_ev_switch(c, 1, 1100, 0, 0, 200, 200, cm);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.target_id == 3 && r.latency_ns == 100 && r.seq == 1);
+	CHECK(r.version == RTM_REC_VERSION && r.size == sizeof(r));
+	CHECK(r.nhops == 3 && r.hops[2].type == RTM_HOP_SWITCH_IN &&
+	      r.hops[2].cpu == 1 && r.hops[1].type == RTM_HOP_WAKING);
+	CHECK(!strcmp((char *)r.target_comm, "app") && r.target_pid == 200);
+	CHECK(rtm_core_clear_target(c, 3) == 0);
+	irq_wake(c, 0, 2000, 9, 200, "app");
+	rtm_ev_switch(c, 1, 2100, 0, 0, 200, 200, cm);
+	CHECK(drain(c, 2, NULL) == 0);
+	/* another irq number now */
+	CHECK(target(c, 4, "app", RTM_SRC_IRQ, 10, RTM_END_SWITCH_IN, 0) == 0);
+	irq_wake(c, 0, 3000, 9, 200, "app");
+	irq_wake(c, 0, 3100, 10, 200, "app");
+	rtm_ev_switch(c, 1, 3200, 0, 0, 200, 200, cm);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.source == 10 && r.target_id == 4 && r.seq == 2);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 2);
+	end();
+}
+
+static void t_armed_slot(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_stats s;
+	char cm[16];
+
+	begin("rt_armed_slot_never_stale");
+	comm(cm, "irq/5-x");
+	CHECK(target(c, 0, NULL, RTM_SRC_IRQ, 5, 0, 0) == 0);
+	/* exit with wake, but the thread was already running: no waking */
+	rtm_ev_irq_entry(c, 0, 100, 5);
+	rtm_ev_irq_exit(c, 0, 200, 5, 1);
+	/* a task-context event on that cpu disarms the slot */
+	rtm_ev_switch(c, 0, 300, 1, 1, 2, 2, cm);
+	rtm_ev_waking(c, 0, 400, RTM_CTX_HARDIRQ, 0, 77, 77, cm);
+	rtm_core_stats(c, &s);
+	CHECK(s.branches_stale == 1 && s.branches_opened == 1);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	/* armed on cpu0 is not consumed by a hardirq waking on cpu1 */
+	rtm_ev_irq_entry(c, 0, 1000, 5);
+	rtm_ev_irq_exit(c, 0, 1100, 5, 1);
+	rtm_ev_waking(c, 1, 1150, RTM_CTX_HARDIRQ, 0, 78, 78, cm);
+	rtm_ev_waking(c, 0, 1200, RTM_CTX_HARDIRQ, 0, 79, 79, cm);
+	rtm_ev_switch(c, 1, 1300, 0, 0, 78, 78, cm);
+	rtm_ev_switch(c, 0, 1300, 0, 0, 79, 79, cm);
+	rtm_ev_switch(c, 0, 1400, 79, 1, 0, 0, cm);
+	CHECK(drain(c, 2, NULL) == 1);	/* irq thread 79 blocked: IRQ-only */
+	end();
+}
+
+static void t_quiescent_detects_open(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_stats s;
+
+	begin("quiescent_and_expiry");
+	rtm_params_default(&p, 2);
+	p.max_age_ns = 1000;
+	c = mk(&p);
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
+	irq_wake(c, 0, 100, 1, 200, "app");
+	CHECK(rtm_core_check_quiescent(c) > 0);	/* open chain is counted */
+	rtm_ev_tick(c, 1, 500);			/* not old yet */
+	CHECK(rtm_core_check_quiescent(c) > 0);
+	rtm_ev_tick(c, 1, 1200);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_expired == 1 && s.branches_pruned == 1);
+	CHECK(s.chains_started == s.chains_completed + s.chains_abandoned +
+	      s.chains_expired);
+	end();
+}
+
+static void t_task_bucket_full(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_stats s;
+	char cm[16];
+	unsigned int i;
+
+	begin("task_bucket_full");
+	rtm_params_default(&p, 1);
+	p.task_buckets = 2;		/* 14 slots */
+	c = mk(&p);
+	comm(cm, "w");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
+	rtm_ev_irq_entry(c, 0, 100, 1);
+	for (i = 0; i < 40; i++)
+		rtm_ev_waking(c, 0, 200 + i, RTM_CTX_HARDIRQ, 0, 1000 + i, 1, cm);
+	rtm_ev_irq_exit(c, 0, 300, 1, 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.drop_task_bucket == 40 - 14);
+	CHECK(s.branches_dropped == s.drop_task_bucket);
+	/* all 14 stored tasks run and block: everything closes */
+	for (i = 0; i < 40; i++)
+		rtm_ev_switch(c, 0, 400 + i, 1000 + i - 1, 1, 1000 + i, 1, cm);
+	rtm_ev_switch(c, 0, 500, 1039, 1, 0, 0, cm);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_abandoned == 1);
+	CHECK(s.branches_opened == s.branches_completed + s.branches_closed +
+	      s.branches_pruned + s.branches_merged + s.branches_stale +
+	      s.branches_dropped);
+	end();
+}
+
+static void t_cookie_scope(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_record r;
+	char cm[16], wk[16];
+
+	begin("cookie_scoped_by_tgid");
+	comm(cm, "disp");
+	comm(wk, "worker");
+	CHECK(target(c, 0, "worker", RTM_SRC_ANY, 0, RTM_END_WORK_END, 0) == 0);
+	irq_wake(c, 0, 100, 3, 50, "disp");
+	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm);
+	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead);
+	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef);	/* not the tracked task */
+	rtm_ev_work_end(c, 1, 400, 60, 41, 0xdead, wk);	/* other tgid */
+	CHECK(drain(c, 2, NULL) == 0);
+	rtm_ev_work_end(c, 1, 500, 60, 40, 0xdead, wk);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.latency_ns == 400 && r.target_pid == 60 &&
+	      r.hops[r.nhops - 1].type == RTM_HOP_WORK_END &&
+	      r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN);
+	rtm_ev_switch(c, 0, 600, 50, 1, 0, 0, cm);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+static void t_ring_wrap(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16];
+	unsigned long long last = 0;
+	int i, n = 0;
+
+	begin("ring_wrap_and_seq");
+	rtm_params_default(&p, 1);
+	p.ring_slots = 4;
+	c = mk(&p);
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
+	for (i = 0; i < 50; i++) {
+		irq_wake(c, 0, 1000 * i, 1, 200, "app");
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+		if (i % 6 == 5)	/* read some, let the ring overflow */
+			while (rtm_core_read(c, 0, &r)) {
+				CHECK(r.seq > last);
+				last = r.seq;
+				n++;
+			}
+	}
+	while (rtm_core_read(c, 0, &r)) {
+		CHECK(r.seq > last);
+		last = r.seq;
+		n++;
+	}
+	CHECK(!rtm_core_read(c, 0, &r));
+	rtm_core_stats(c, &s);
+	CHECK(s.records_emitted == 50);
+	CHECK(s.records_read == (unsigned long long)n);
+	CHECK(s.records_written == s.records_read);
+	CHECK(s.records_written + s.drop_ring_full == s.records_emitted);
+	CHECK(s.drop_ring_full > 0 && n >= 4 * 8);
+	end();
+}
+
+int main(void)
+{
+	t_params();
+	t_targets();
+	t_no_targets_no_cost();
+	t_runtime_target_change();
+	t_armed_slot();
+	t_quiescent_detects_open();
+	t_task_bucket_full();
+	t_cookie_scope();
+	t_ring_wrap();
+	free(mem);
+	return failed;
+}
