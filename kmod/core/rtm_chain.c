@@ -18,8 +18,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	struct rtm_chain *ch;
 	struct rtm_branch *br;
 	struct rtm_hop *h;
-	u32 ci, bi, gen, dlt;
-	u64 dl;
+	u32 ci, bi, gen;
 
 	ci = rtm_pool_get(&c->chain_pool);
 	if (rtm_unlikely(!ci)) {
@@ -34,14 +33,11 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	}
 	ch = rtm_chain_of(c, ci);
 	gen = (rtm_ld32(&ch->state) >> 8) + 1;
-	rtm_target_chain_deadline(c, kind, source, &dl, &dlt);
 	rtm_st32(&ch->ref, 1);
 	rtm_st32(&ch->nhops, 1);
 	rtm_st32(&ch->xflags, 0);
 	rtm_st64(&ch->start, start);
-	rtm_st64(&ch->deadline, dl);
 	ch->source = source;
-	ch->dl_target = dlt;
 	ch->kind = (u8)kind;
 	h = &ch->hops[0];
 	h->ts = start;
@@ -50,6 +46,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->type = (u8)hop_type;
 	h->ctx = RTM_CTX_HARDIRQ;
 	h->parent = 0;
+	h->depth = 1;
 	h->comm[0] = 0;
 	h->comm[1] = 0;
 	rtm_st32_rel(&ch->state, (gen << 8) | RTM_CS_LIVE);
@@ -150,6 +147,7 @@ void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type, u32 ctx,
 	h->type = (u8)type;
 	h->ctx = (u8)ctx;
 	h->parent = br->hop;
+	h->depth = ch->hops[br->hop].depth + 1;
 	if (comm) {
 		h->comm[0] = comm[0];
 		h->comm[1] = comm[1];
@@ -222,27 +220,23 @@ void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
 	u32 i, o;
 
 	for (i = 0; i < 4; i++) {
-		o = rtm_htab_take(&c->tasks, pid);
-		if (o) {
+		switch (rtm_htab_put(&c->tasks, pid, b, &o)) {
+		case 0:
+			return;
+		case 1:
 			b = rtm_merge(c, cpu, o, b);
 			continue;
+		default:
+			rtm_count(c, cpu, RTM_C_DROP_TASK);
+			i = 4;
 		}
-		if (!rtm_htab_insert(&c->tasks, pid, b))
-			return;
-		rtm_count(c, cpu, RTM_C_DROP_TASK);
-		break;
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
 }
 
 static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
 {
-	o->ts_ns = h->ts;
-	o->pid = h->pid;
-	o->cpu = h->cpu;
-	o->type = h->type;
-	o->ctx = h->ctx;
-	memcpy(o->comm, h->comm, RTM_COMM_LEN);
+	memcpy(o, h, sizeof(*o));	/* same layout, see rtm_internal.h */
 }
 
 /*
@@ -265,10 +259,7 @@ void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
 		rtm_count(c, cpu, RTM_C_DROP_RING);
 		return;
 	}
-	/* path length: parents strictly decrease down to the root (0) */
-	len = 1;
-	for (h = tip_hop; h && len <= c->p.chain_hops; h = ch->hops[h].parent)
-		len++;
+	len = ch->hops[tip_hop].depth;	/* hops on the root..tip path */
 	n = len;
 	if (len > RTM_REC_MAX_HOPS) {
 		n = RTM_REC_MAX_HOPS;
@@ -305,15 +296,14 @@ void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
 		memset(rec->target_comm, 0, RTM_COMM_LEN);
 	rec->chain_hops = nh < c->p.chain_hops ? nh : c->p.chain_hops;
 	rec->reserved = 0;
+	/* walk back from the tip; parents strictly decrease to the root 0 */
 	h = tip_hop;
-	for (i = n - 1; i > 0; i--) {
+	for (i = n - 1; i > 0 && h; i--) {
 		rtm_hop_out(&rec->hops[i], &ch->hops[h]);
 		h = ch->hops[h].parent;
 	}
 	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
-	if (n < RTM_REC_MAX_HOPS)
-		memset(&rec->hops[n], 0,
-		       (RTM_REC_MAX_HOPS - n) * sizeof(rec->hops[0]));
+	/* hops[nhops..] are zeroed by the reader (rtm_core_read), off the hot path */
 	rtm_ring_commit(&c->rings[cpu], pos);
 	rtm_count(c, cpu, RTM_C_WRITTEN);
 }

@@ -121,6 +121,10 @@ int rtm_core_read(struct rtm_core *c, u32 cpu, struct rtm_record *out)
 {
 	if (cpu >= c->p.ncpus || !rtm_ring_pop(&c->rings[cpu], out))
 		return 0;
+	/* the writer leaves unused hop slots alone: never expose stale hops */
+	if (out->nhops < RTM_REC_MAX_HOPS)
+		memset(&out->hops[out->nhops], 0,
+		       (RTM_REC_MAX_HOPS - out->nhops) * sizeof(out->hops[0]));
 	rtm_count(c, cpu, RTM_C_READ);
 	return 1;
 }

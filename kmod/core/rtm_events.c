@@ -32,7 +32,7 @@ static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
 }
 
 /* Complete (or prune if a sibling was first) and free branch b. */
-static void rtm_finish(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int t,
+static rtm_noinline void rtm_finish(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int t,
 		       u64 dl, u32 pid, u32 tgid, const u64 *comm)
 {
 	if (rtm_complete(c, cpu, b, ts, t, dl, pid, tgid, comm))
@@ -41,7 +41,7 @@ static void rtm_finish(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int t,
 		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
 }
 
-static void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
+static rtm_noinline void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 {
 	u32 b = rtm_slot_take(&pc->hi_cur);
 
@@ -50,11 +50,21 @@ static void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 	rtm_disarm(c, cpu, pc);
 }
 
+static rtm_noinline void rtm_irq_start(struct rtm_core *c, u32 cpu,
+				       struct rtm_cpu *pc, u64 ts, u32 irq)
+{
+	u32 b = rtm_chain_start(c, cpu, RTM_KIND_IRQ, irq, ts, RTM_HOP_IRQ,
+				irq);
+
+	if (b)
+		rtm_slot_replace(c, cpu, &pc->hi_cur, b);
+}
+
 void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 {
 	struct rtm_cpu *pc;
 	const struct rtm_tset *t;
-	u32 seq, b;
+	u32 seq;
 	bool want;
 
 	if (!RTM_CPU_OK(c, cpu))
@@ -67,11 +77,8 @@ void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 		want = t->irq_any || (irq < RTM_MAX_IRQ &&
 				      ((t->irq_bits[irq / 64] >> (irq % 64)) & 1));
 	} while (rtm_tset_retry(c, seq));
-	if (!want)
-		return;
-	b = rtm_chain_start(c, cpu, RTM_KIND_IRQ, irq, ts, RTM_HOP_IRQ, irq);
-	if (b)
-		rtm_slot_replace(c, cpu, &pc->hi_cur, b);
+	if (want)
+		rtm_irq_start(c, cpu, pc, ts, irq);
 }
 
 void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
@@ -238,7 +245,7 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 }
 
 /* The armed IRQ branch becomes the IRQ thread's branch (no fork). */
-static void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+static rtm_noinline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 				u32 pid, u32 tgid, const char *comm)
 {
 	struct rtm_branch *br = rtm_br(c, b);
@@ -256,20 +263,19 @@ static void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 	rtm_task_put(c, cpu, pid, b);
 }
 
-void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
-		   u32 waker_pid, u32 pid, u32 tgid, const char *comm)
+static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
+					 u64 ts, u32 ctx, u32 waker_pid,
+					 u32 pid, u32 tgid, const char *comm)
 {
-	struct rtm_cpu *pc;
+	struct rtm_cpu *pc = &c->cpus[cpu];
 	struct rtm_branch *nbr;
 	rtm_a32 *slot;
 	u32 sb, nb;
 
-	if (!RTM_CPU_OK(c, cpu) || !pid)
-		return;
-	pc = &c->cpus[cpu];
 	if (ctx == RTM_CTX_HARDIRQ) {
 		slot = rtm_ctx_slot(pc, ctx);
 		if (!rtm_ld32(slot)) {
+			/* RT: the IRQ thread woken right after irq_exit */
 			sb = rtm_slot_take(&pc->hi_armed);
 			if (sb)
 				rtm_wake_irq_thread(c, cpu, sb, ts, pid, tgid,
@@ -277,8 +283,8 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 			return;
 		}
 	} else {
-		if (rtm_unlikely(rtm_ld32(&pc->hi_armed)))
-			rtm_disarm(c, cpu, pc);
+		/* any non-hardirq event: the arming hardirq is over */
+		rtm_disarm(c, cpu, pc);
 		slot = rtm_ctx_slot(pc, ctx);
 	}
 	sb = rtm_slot_take(slot);
@@ -304,7 +310,21 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	rtm_slot_putback(c, cpu, slot, sb);
 }
 
-static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
+		   u32 waker_pid, u32 pid, u32 tgid, const char *comm)
+{
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu) || !pid)
+		return;
+	pc = &c->cpus[cpu];
+	/* fast exit: no branch in the waker's context, nothing armed */
+	if (!(rtm_ld32(&pc->hi_armed) | rtm_ld32(rtm_ctx_slot(pc, ctx))))
+		return;
+	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
+}
+
+static rtm_noinline void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state)
 {
 	const struct rtm_tset *t;
@@ -334,8 +354,11 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	do {
 		t = rtm_tset_begin(c, &seq);
-		tid = rtm_target_match(t, t->end_mask[RTM_END_BLOCK], ch->kind,
-				       ch->source, br->pid, br->tgid, br->comm);
+		tid = -1;
+		if (rtm_target_maybe(t, RTM_END_BLOCK, br->comm))
+			tid = rtm_target_match(t, t->end_mask[RTM_END_BLOCK],
+					       ch->kind, ch->source, br->pid,
+					       br->tgid, br->comm);
 		if (tid < 0 && (br->flags & RTM_BF_IRQTHREAD))
 			tid = rtm_target_irqonly(t, ch->kind, ch->source);
 		dl = tid >= 0 ? t->t[tid].deadline : 0;
@@ -349,7 +372,7 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	rtm_finish(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 }
 
-static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+static rtm_noinline void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			  u64 ts, u32 next, u32 tgid, const char *comm)
 {
 	const struct rtm_tset *t;
@@ -376,9 +399,11 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	do {
 		t = rtm_tset_begin(c, &seq);
-		tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
-				       ch->kind, ch->source, br->pid, br->tgid,
-				       br->comm);
+		tid = -1;
+		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
+			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
+					       ch->kind, ch->source, br->pid,
+					       br->tgid, br->comm);
 		dl = tid >= 0 ? t->t[tid].deadline : 0;
 	} while (rtm_tset_retry(c, seq));
 	if (tid >= 0) {
@@ -386,6 +411,20 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		return;
 	}
 	rtm_slot_replace(c, cpu, &pc->task_cur, b);
+}
+
+static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
+					 u64 ts, u32 prev_pid, long prev_state,
+					 u32 next_pid, u32 next_tgid,
+					 const char *next_comm)
+{
+	struct rtm_cpu *pc = &c->cpus[cpu];
+
+	rtm_disarm(c, cpu, pc);
+	if (rtm_ld32(&pc->task_cur))
+		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
+	if (next_pid && rtm_htab_maybe(&c->tasks, next_pid))
+		rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
 }
 
 void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
@@ -397,13 +436,12 @@ void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	if (rtm_unlikely(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed))) {
-		rtm_disarm(c, cpu, pc);
-		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
-	}
-	if (!next_pid || !rtm_htab_maybe(&c->tasks, next_pid))
+	/* fast exit: running task untracked, next task not in the table */
+	if (!(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)) &&
+	    (!next_pid || !rtm_htab_maybe(&c->tasks, next_pid)))
 		return;
-	rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
+	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
+			next_comm);
 }
 
 static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)

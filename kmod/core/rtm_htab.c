@@ -63,6 +63,43 @@ int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch)
 }
 
 /*
+ * One pass: if key is present, remove it and return 1 with its branch in
+ * *old (the caller merges and retries); else store (key, branch) and
+ * return 0; -1 if the bucket is full.
+ */
+int rtm_htab_put(struct rtm_htab *h, u32 key, u32 branch, u32 *old)
+{
+	struct rtm_htab_bucket *bk = &h->b[rtm_hash32(key, h->shift)];
+	u64 nv = ((u64)key << 32) | branch, v;
+	u32 w, empty = RTM_HT_WAYS;
+
+	if (!rtm_ld32(&bk->occ)) {
+		empty = 0;		/* empty bucket: nothing to merge */
+		goto store;
+	}
+	for (w = 0; w < RTM_HT_WAYS; w++) {
+		v = rtm_ld64(&bk->slot[w]);
+		if (!v) {
+			if (empty == RTM_HT_WAYS)
+				empty = w;
+		} else if ((u32)(v >> 32) == key &&
+			   rtm_cas64(&bk->slot[w], v, 0)) {
+			rtm_add32(&bk->occ, (u32)-1);
+			*old = (u32)v;
+			return 1;
+		}
+	}
+	if (empty < RTM_HT_WAYS) {
+store:
+		rtm_add32(&bk->occ, 1);
+		if (rtm_cas64(&bk->slot[empty], 0, nv))
+			return 0;
+		rtm_add32(&bk->occ, (u32)-1);
+	}
+	return rtm_htab_insert(h, key, branch);
+}
+
+/*
  * Scan helper for tick: peek at slot (bucket, way); returns the raw word
  * (0 if empty). rtm_htab_take_word() removes it if it is still there.
  */

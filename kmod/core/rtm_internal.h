@@ -22,9 +22,40 @@ struct rtm_pool {
 };
 
 void rtm_pool_init(struct rtm_pool *p, rtm_a32 *next, u32 n);
-u32 rtm_pool_get(struct rtm_pool *p);
-void rtm_pool_put(struct rtm_pool *p, u32 idx);
 u32 rtm_pool_count_free(struct rtm_pool *p);
+
+/*
+ * Pop/push on a Treiber stack whose head packs (generation, index) so a
+ * CAS on a stale head fails (ABA-safe). A racing reader may load the link
+ * of a node someone else just popped; the generation makes its CAS fail.
+ */
+static inline u32 rtm_pool_get(struct rtm_pool *p)
+{
+	u64 old = rtm_ld64_acq(&p->head);
+	u32 idx, nxt;
+
+	for (;;) {
+		idx = (u32)old;
+		if (!idx)
+			return 0;
+		nxt = rtm_ld32(&p->next[idx]);
+		if (rtm_cas64(&p->head, old, (((old >> 32) + 1) << 32) | nxt))
+			return idx;
+		old = rtm_ld64_acq(&p->head);
+	}
+}
+
+static inline void rtm_pool_put(struct rtm_pool *p, u32 idx)
+{
+	u64 old = rtm_ld64(&p->head);
+
+	for (;;) {
+		rtm_st32(&p->next[idx], (u32)old);
+		if (rtm_cas64(&p->head, old, (((old >> 32) + 1) << 32) | idx))
+			return;
+		old = rtm_ld64(&p->head);
+	}
+}
 
 /* ---- hash tables of branch tips (rtm_htab.c) ---- */
 #define RTM_HT_WAYS	7
@@ -48,6 +79,7 @@ static inline u32 rtm_hash32(u32 key, u32 shift)
 void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb);
 u32 rtm_htab_take(struct rtm_htab *h, u32 key);
 int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch);
+int rtm_htab_put(struct rtm_htab *h, u32 key, u32 branch, u32 *old);
 u64 rtm_htab_peek(struct rtm_htab *h, u32 bucket, u32 way);
 bool rtm_htab_take_word(struct rtm_htab *h, u32 bucket, u32 way, u64 v);
 u32 rtm_htab_count_used(struct rtm_htab *h);
@@ -96,6 +128,7 @@ struct rtm_tset {
 	u32 irqonly;			/* IRQ-only targets */
 	u32 timers;			/* some target accepts sleeper timers */
 	u64 irq_any;			/* some target accepts any irq */
+	u64 bloom[RTM_END_NR];		/* comm filter per end condition */
 	u64 irq_bits[RTM_MAX_IRQ / 64];
 	struct rtm_tgt t[RTM_MAX_TARGETS];
 };
@@ -108,16 +141,26 @@ struct rtm_targets {
 };
 
 /* ---- objects ---- */
+/* the first 32 bytes are laid out exactly like struct rtm_rec_hop */
 struct rtm_hop {
 	u64 ts;
 	u32 pid;
 	u16 cpu;
 	u8 type;
 	u8 ctx;
-	u16 parent;		/* index of the previous hop on the path */
-	u16 pad[3];
 	u64 comm[2];
+	u16 parent;		/* index of the previous hop on the path */
+	u16 depth;		/* hops on the root..this path (root: 1) */
+	u32 pad;
 };
+
+_Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
+	       __builtin_offsetof(struct rtm_rec_hop, comm) &&
+	       __builtin_offsetof(struct rtm_hop, parent) ==
+	       sizeof(struct rtm_rec_hop) &&
+	       __builtin_offsetof(struct rtm_hop, ctx) ==
+	       __builtin_offsetof(struct rtm_rec_hop, ctx),
+	       "rtm_hop must start with the rtm_rec_hop layout");
 
 /* chain state word: generation << 8 | flags */
 #define RTM_CS_LIVE		0x01
@@ -138,9 +181,8 @@ struct rtm_chain {
 	rtm_a32 nhops;		/* hop slots reserved */
 	rtm_a32 xflags;
 	rtm_a64 start;
-	rtm_a64 deadline;	/* min deadline of eligible targets */
 	u64 source;
-	u32 dl_target;		/* target of that deadline */
+	u32 pad0;
 	u8 kind;
 	u8 pad[3];
 	struct rtm_hop hops[];
@@ -222,11 +264,27 @@ static inline void rtm_count(struct rtm_core *c, u32 cpu, enum rtm_cnt k)
 
 /* rtm_target.c */
 void rtm_targets_init(struct rtm_core *c);
+/*
+ * Quick reject before rtm_target_match(): one bit per target comm (all
+ * bits if some target of that end condition has no comm filter).
+ */
+static inline u64 rtm_comm_bit(const u64 *comm)
+{
+	return 1ull << ((comm[0] * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+static inline bool rtm_target_maybe(const struct rtm_tset *ts, u32 end,
+				    const u64 *comm)
+{
+	return ts->bloom[end] & rtm_comm_bit(comm);
+}
+
 int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		     u64 source, u32 pid, u32 tgid, const u64 *comm);
 int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 			       u64 *deadline, u32 *target);
+u64 rtm_target_min_deadline(struct rtm_core *c);
 
 /*
  * Latch readers: a writer updates one copy while readers use the other;

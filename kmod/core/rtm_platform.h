@@ -46,6 +46,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 
 #define rtm_likely(x)		likely(x)
 #define rtm_unlikely(x)		unlikely(x)
+#define rtm_noinline		noinline
 
 #else /* user space */
 
@@ -103,6 +104,7 @@ static inline void rtm_fence_acq(void) { atomic_thread_fence(memory_order_acquir
 
 #define rtm_likely(x)		__builtin_expect(!!(x), 1)
 #define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
+#define rtm_noinline		__attribute__((__noinline__))
 
 #endif /* __KERNEL__ */
 

@@ -10,6 +10,8 @@
  */
 #include "rtm_internal.h"
 
+/* rtm_pool_get()/rtm_pool_put() are inline in rtm_internal.h (hot path). */
+
 void rtm_pool_init(struct rtm_pool *p, rtm_a32 *next, u32 n)
 {
 	u32 i;
@@ -20,34 +22,6 @@ void rtm_pool_init(struct rtm_pool *p, rtm_a32 *next, u32 n)
 	for (i = 1; i <= n; i++)
 		rtm_st32(&next[i], i < n ? i + 1 : 0);
 	rtm_st64(&p->head, n ? 1 : 0);
-}
-
-u32 rtm_pool_get(struct rtm_pool *p)
-{
-	u64 old = rtm_ld64_acq(&p->head);
-	u32 idx, nxt;
-
-	for (;;) {
-		idx = (u32)old;
-		if (!idx)
-			return 0;
-		nxt = rtm_ld32(&p->next[idx]);
-		if (rtm_cas64(&p->head, old, (((old >> 32) + 1) << 32) | nxt))
-			return idx;
-		old = rtm_ld64_acq(&p->head);
-	}
-}
-
-void rtm_pool_put(struct rtm_pool *p, u32 idx)
-{
-	u64 old = rtm_ld64(&p->head);
-
-	for (;;) {
-		rtm_st32(&p->next[idx], (u32)old);
-		if (rtm_cas64(&p->head, old, (((old >> 32) + 1) << 32) | idx))
-			return;
-		old = rtm_ld64(&p->head);
-	}
 }
 
 /* Quiescent use only: length of the free list (bounded by n). */

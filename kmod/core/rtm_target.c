@@ -29,14 +29,20 @@ static void rtm_targets_publish(struct rtm_core *c)
 	m->timers = 0;
 	m->irq_any = 0;
 	memset(m->end_mask, 0, sizeof(m->end_mask));
+	memset(m->bloom, 0, sizeof(m->bloom));
 	memset(m->irq_bits, 0, sizeof(m->irq_bits));
 	for (i = 0; i < RTM_MAX_TARGETS; i++) {
 		t = &m->t[i];
 		if (!t->has_task && !t->src)
 			continue;	/* unused slot (all zero) */
 		m->active |= 1u << i;
-		if (t->has_task)
+		if (t->has_task) {
 			m->end_mask[t->end] |= 1u << i;
+			if (t->comm[0] | t->comm[1])
+				m->bloom[t->end] |= rtm_comm_bit(t->comm);
+			else
+				m->bloom[t->end] = ~0ull;
+		}
 		else
 			m->irqonly |= 1u << i;
 		if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_TIMER)
@@ -170,4 +176,26 @@ void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 	} while (rtm_tset_retry(c, seq));
 	*deadline = best;
 	*target = bt;
+}
+
+/* Smallest non-zero deadline of all targets (0: none), for tick. */
+u64 rtm_target_min_deadline(struct rtm_core *c)
+{
+	const struct rtm_tset *ts;
+	u32 seq, mask, i;
+	u64 best;
+
+	do {
+		ts = rtm_tset_begin(c, &seq);
+		best = 0;
+		mask = ts->active;
+		while (mask) {
+			i = rtm_ctz32(mask);
+			mask &= mask - 1;
+			if (ts->t[i].deadline &&
+			    (!best || ts->t[i].deadline < best))
+				best = ts->t[i].deadline;
+		}
+	} while (rtm_tset_retry(c, seq));
+	return best;
 }

@@ -11,31 +11,37 @@
  */
 #include "rtm_internal.h"
 
-static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now)
+static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
+			   u64 min_dl)
 {
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
-	u32 s = rtm_ld32_acq(&ch->state), s2;
+	u32 s = rtm_ld32_acq(&ch->state), s2, dlt;
 	u64 start, dl, age;
 	bool aged, overdue;
 
 	if (!(s & RTM_CS_LIVE) || (s & RTM_CS_DONE))
 		return;
 	start = rtm_ld64(&ch->start);
-	dl = rtm_ld64(&ch->deadline);
 	age = now > start ? now - start : 0;
 	aged = age > c->p.max_age_ns;
-	overdue = dl && !(s & RTM_CS_OVERDUE) && age > dl;
+	overdue = min_dl && !(s & RTM_CS_OVERDUE) && age > min_dl;
 	if (!aged && !overdue)
 		return;
 	if (!rtm_chain_get_live(c, ci))
 		return;
+	/* with a reference and the same generation, the fields are stable */
 	s2 = rtm_ld32_acq(&ch->state);
 	if ((s2 >> 8) != (s >> 8) || !(s2 & RTM_CS_LIVE) || (s2 & RTM_CS_DONE))
 		goto out;
-	if (overdue && rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
-		rtm_count(c, cpu, RTM_C_OVERDUE);
-		rtm_emit(c, cpu, ci, 0, now, ch->dl_target, dl, 0, 0, NULL,
-			 RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
+	if (overdue) {
+		/* the smallest deadline among targets accepting this source */
+		rtm_target_chain_deadline(c, ch->kind, ch->source, &dl, &dlt);
+		if (dl && age > dl &&
+		    rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
+			rtm_count(c, cpu, RTM_C_OVERDUE);
+			rtm_emit(c, cpu, ci, 0, now, dlt, dl, 0, 0, NULL,
+				 RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
+		}
 	}
 	if (aged) {
 		s2 = rtm_ld32(&ch->state);
@@ -103,11 +109,13 @@ void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
 {
 	struct rtm_cpu *pc;
 	u32 i, k;
+	u64 min_dl;
 
 	if (cpu >= c->p.ncpus)
 		return;
+	min_dl = rtm_target_min_deadline(c);
 	for (i = 1; i <= c->p.nchains; i++)
-		rtm_tick_chain(c, cpu, i, now);
+		rtm_tick_chain(c, cpu, i, now, min_dl);
 	for (k = 0; k < c->p.ncpus; k++) {
 		pc = &c->cpus[k];
 		rtm_tick_slot(c, cpu, &pc->hi_cur);
