@@ -104,7 +104,7 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 		return 0;
 	}
 	ci = rtm_ld32(&p->chain);
-	rtm_add32(&rtm_chain_of(c, ci)->ref, 1);
+	rtm_add32_rlx(&rtm_chain_of(c, ci)->ref, 1);	/* we hold one already */
 	br = rtm_br(c, bi);
 	rtm_st32(&br->chain, ci);
 	br->hop = p->hop;
@@ -122,7 +122,9 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 {
 	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
 
-	rtm_count(c, cpu, why);
+	/* the completing branch is counted by RTM_C_COMPLETED */
+	if (why != RTM_C_BR_COMPLETED)
+		rtm_count(c, cpu, why);
 	rtm_pool_put(&c->branch_pool, b);
 	rtm_chain_put(c, cpu, ci);
 }
@@ -135,9 +137,8 @@ void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type, u32 ctx,
 	struct rtm_hop *h;
 	u32 idx;
 
-	if (rtm_unlikely(rtm_ld32(&ch->nhops) >= c->p.chain_hops))
-		goto full;
-	idx = rtm_add32(&ch->nhops, 1) - 1;
+	/* reserve a slot; the hop is published with the branch hand-over */
+	idx = rtm_add32_rlx(&ch->nhops, 1) - 1;
 	if (rtm_unlikely(idx >= c->p.chain_hops))
 		goto full;
 	h = &ch->hops[idx];
@@ -243,17 +244,17 @@ static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
  * Emit a record for chain ci whose completing path ends at tip_hop.
  * The caller holds a reference on the chain.
  */
-void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
-	      u32 target, u64 deadline, u32 pid, u32 tgid, const u64 *comm,
-	      u32 flags)
+static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
+				u32 tip_hop, u64 end, u32 target,
+				u64 deadline, u32 pid, u32 tgid,
+				const u64 *comm, u32 flags)
 {
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
 	struct rtm_record *rec;
 	u32 len, n, i, h, xf, nh;
 	u64 seq, pos, start;
 
-	seq = rtm_add64(&c->seq, 1);
-	rtm_count(c, cpu, RTM_C_EMITTED);
+	seq = rtm_add64(&c->seq, 1);	/* == records emitted so far */
 	rec = rtm_ring_reserve(&c->rings[cpu], &pos);
 	if (rtm_unlikely(!rec)) {
 		rtm_count(c, cpu, RTM_C_DROP_RING);
@@ -305,7 +306,6 @@ void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
 	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
 	/* hops[nhops..] are zeroed by the reader (rtm_core_read), off the hot path */
 	rtm_ring_commit(&c->rings[cpu], pos);
-	rtm_count(c, cpu, RTM_C_WRITTEN);
 }
 
 /*
@@ -313,8 +313,9 @@ void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
  * did first. Returns true if this call completed the chain (and emitted
  * the record). The caller still owns (and frees) b.
  */
-bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int target,
-		  u64 deadline, u32 pid, u32 tgid, const u64 *comm)
+static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+				int target, u64 deadline, u32 pid, u32 tgid,
+				const u64 *comm)
 {
 	struct rtm_branch *br = rtm_br(c, b);
 	u32 ci = rtm_ld32(&br->chain);
@@ -335,7 +336,26 @@ bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int target,
 	if (s & RTM_CS_OVERDUE)
 		flags |= RTM_REC_F_WAS_OVERDUE;
 	rtm_count(c, cpu, RTM_C_COMPLETED);
-	rtm_emit(c, cpu, ci, br->hop, ts, (u32)target, deadline, pid, tgid,
-		 comm, flags);
+	rtm_emit_rec(c, cpu, ci, br->hop, ts, (u32)target, deadline, pid, tgid,
+		     comm, flags);
 	return true;
+}
+
+/* Complete the chain of b (or prune b if a sibling was first), free b. */
+void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+		       int target, u64 deadline, u32 pid, u32 tgid,
+		       const u64 *comm)
+{
+	if (rtm_complete(c, cpu, b, ts, target, deadline, pid, tgid, comm))
+		rtm_branch_free(c, cpu, b, RTM_C_BR_COMPLETED);
+	else
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+}
+
+/* Overdue report from tick: root hop only, chain still open. */
+void rtm_emit_timeout(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
+		      u32 target, u64 deadline)
+{
+	rtm_emit_rec(c, cpu, ci, 0, now, target, deadline, 0, 0, NULL,
+		     RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
 }

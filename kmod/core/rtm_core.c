@@ -144,14 +144,15 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->chains_expired = v[RTM_C_EXPIRED];
 	o->chains_overdue = v[RTM_C_OVERDUE];
 	o->branches_opened = v[RTM_C_BR_OPENED];
-	o->branches_completed = v[RTM_C_BR_COMPLETED];
+	o->branches_completed = v[RTM_C_COMPLETED];	/* one per completion */
 	o->branches_closed = v[RTM_C_BR_CLOSED];
 	o->branches_pruned = v[RTM_C_BR_PRUNED];
 	o->branches_merged = v[RTM_C_BR_MERGED];
 	o->branches_stale = v[RTM_C_BR_STALE];
 	o->branches_dropped = v[RTM_C_BR_DROPPED];
-	o->records_emitted = v[RTM_C_EMITTED];
-	o->records_written = v[RTM_C_WRITTEN];
+	o->records_emitted = rtm_ld64(&c->seq);	/* last sequence number */
+	/* every emitted record is either written or counted as a ring drop */
+	o->records_written = o->records_emitted - v[RTM_C_DROP_RING];
 	o->records_read = v[RTM_C_READ];
 	o->drop_ring_full = v[RTM_C_DROP_RING];
 	o->drop_no_chain = v[RTM_C_DROP_CHAIN];

@@ -31,16 +31,6 @@ static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
 	return &pc->task_cur;
 }
 
-/* Complete (or prune if a sibling was first) and free branch b. */
-static rtm_noinline void rtm_finish(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int t,
-		       u64 dl, u32 pid, u32 tgid, const u64 *comm)
-{
-	if (rtm_complete(c, cpu, b, ts, t, dl, pid, tgid, comm))
-		rtm_branch_free(c, cpu, b, RTM_C_BR_COMPLETED);
-	else
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-}
-
 static rtm_noinline void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 {
 	u32 b = rtm_slot_take(&pc->hi_cur);
@@ -122,7 +112,7 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		/* mainline: the IRQ's handling ends at exit without thread */
 		rtm_hop_add(c, cpu, b, RTM_HOP_IRQ_EXIT, RTM_CTX_HARDIRQ, irq,
 			    NULL, ts);
-		rtm_finish(c, cpu, b, ts, tid, dl, 0, 0, NULL);
+		rtm_complete_free(c, cpu, b, ts, tid, dl, 0, 0, NULL);
 		return;
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
@@ -324,7 +314,7 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
 }
 
-static rtm_noinline void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state)
 {
 	const struct rtm_tset *t;
@@ -369,10 +359,10 @@ static rtm_noinline void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_
 	}
 	rtm_hop_add(c, cpu, b, RTM_HOP_BLOCK, RTM_CTX_TASK, br->pid, br->comm,
 		    ts);
-	rtm_finish(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
+	rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 }
 
-static rtm_noinline void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
+static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			  u64 ts, u32 next, u32 tgid, const char *comm)
 {
 	const struct rtm_tset *t;
@@ -407,7 +397,7 @@ static rtm_noinline void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_c
 		dl = tid >= 0 ? t->t[tid].deadline : 0;
 	} while (rtm_tset_retry(c, seq));
 	if (tid >= 0) {
-		rtm_finish(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
+		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 		return;
 	}
 	rtm_slot_replace(c, cpu, &pc->task_cur, b);
@@ -560,5 +550,5 @@ void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
 	}
-	rtm_finish(c, cpu, b, ts, tid, dl, pid, tgid, wcomm);
+	rtm_complete_free(c, cpu, b, ts, tid, dl, pid, tgid, wcomm);
 }

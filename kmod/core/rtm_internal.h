@@ -108,9 +108,40 @@ struct rtm_ring {
 };
 
 void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n);
-struct rtm_record *rtm_ring_reserve(struct rtm_ring *r, u64 *pos);
-void rtm_ring_commit(struct rtm_ring *r, u64 pos);
 int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out);
+
+/*
+ * Writer side (inline: it is on the completion path). A slot's sequence
+ * is pos when free for the writer of position pos, pos + 1 once it holds
+ * that record. Returns NULL when the ring is full (caller counts a drop).
+ */
+static inline struct rtm_record *rtm_ring_reserve(struct rtm_ring *r,
+						  u64 *ppos)
+{
+	u64 pos = rtm_ld64(&r->head), seq;
+	struct rtm_ring_slot *s;
+	s64 dif;
+
+	for (;;) {
+		s = &r->slots[pos & r->mask];
+		seq = rtm_ld64_acq(&s->seq);
+		dif = (s64)(seq - pos);
+		if (dif == 0) {
+			if (rtm_cas64(&r->head, pos, pos + 1)) {
+				*ppos = pos;
+				return &s->rec;
+			}
+		} else if (dif < 0) {
+			return NULL;	/* full */
+		}
+		pos = rtm_ld64(&r->head);
+	}
+}
+
+static inline void rtm_ring_commit(struct rtm_ring *r, u64 pos)
+{
+	rtm_st64_rel(&r->slots[pos & r->mask].seq, pos + 1);
+}
 
 /* ---- targets (rtm_target.c): a latch of two copies ---- */
 struct rtm_tgt {
@@ -120,6 +151,8 @@ struct rtm_tgt {
 	u64 deadline;
 	u32 end;
 	u32 has_task;
+	u32 has_comm;
+	u32 kinds;		/* bit RTM_KIND_*: chain kinds accepted */
 };
 
 struct rtm_tset {
@@ -217,16 +250,16 @@ enum rtm_cnt {
 	RTM_C_STARTED, RTM_C_COMPLETED, RTM_C_ABANDONED, RTM_C_EXPIRED,
 	RTM_C_OVERDUE, RTM_C_BR_OPENED, RTM_C_BR_COMPLETED, RTM_C_BR_CLOSED,
 	RTM_C_BR_PRUNED, RTM_C_BR_MERGED, RTM_C_BR_STALE, RTM_C_BR_DROPPED,
-	RTM_C_EMITTED,
-	RTM_C_WRITTEN, RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
+	RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED,
 	RTM_C_NR
 };
 
+/* 256 bytes: the per-cpu block is found with a shift */
 struct rtm_cpu_cnt {
 	rtm_a64 v[RTM_C_NR];
-	u64 pad[8 - (RTM_C_NR % 8)];
+	u64 pad[32 - RTM_C_NR];
 };
 
 struct rtm_core {
@@ -259,7 +292,7 @@ static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 idx)
 
 static inline void rtm_count(struct rtm_core *c, u32 cpu, enum rtm_cnt k)
 {
-	rtm_add64(&c->cnt[cpu].v[k], 1);
+	rtm_inc64_rlx(&c->cnt[cpu].v[k]);
 }
 
 /* rtm_target.c */
@@ -318,11 +351,11 @@ void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
-bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u64 ts, int target,
-		  u64 deadline, u32 pid, u32 tgid, const u64 *comm);
-void rtm_emit(struct rtm_core *c, u32 cpu, u32 ci, u32 tip_hop, u64 end,
-	      u32 target, u64 deadline, u32 pid, u32 tgid, const u64 *comm,
-	      u32 flags);
+void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+		       int target, u64 deadline, u32 pid, u32 tgid,
+		       const u64 *comm);
+void rtm_emit_timeout(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
+		      u32 target, u64 deadline);
 
 static inline bool rtm_branch_done(struct rtm_core *c, u32 b)
 {

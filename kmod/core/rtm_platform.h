@@ -32,6 +32,9 @@ typedef atomic64_t rtm_a64;
 #define rtm_st64(p, v)		atomic64_set((p), (s64)(v))
 #define rtm_st64_rel(p, v)	atomic64_set_release((p), (s64)(v))
 #define rtm_add64(p, v)		((u64)atomic64_add_return((s64)(v), (p)))
+/* unordered variants: statistics, index reservation, reference gets */
+#define rtm_add32_rlx(p, v)	((u32)atomic_add_return_relaxed((int)(v), (p)))
+#define rtm_inc64_rlx(p)	atomic64_inc(p)
 #define rtm_fence_acq()		smp_rmb()
 
 static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
@@ -47,6 +50,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 #define rtm_likely(x)		likely(x)
 #define rtm_unlikely(x)		unlikely(x)
 #define rtm_noinline		noinline
+#define rtm_always_inline	__always_inline
 
 #else /* user space */
 
@@ -96,6 +100,12 @@ static inline void rtm_st64_rel(rtm_a64 *p, u64 v)
 	atomic_store_explicit(p, v, memory_order_release);
 }
 static inline u64 rtm_add64(rtm_a64 *p, u64 v) { return atomic_fetch_add_explicit(p, v, RTM_SC) + v; }
+/* unordered variants: statistics, index reservation, reference gets */
+static inline u32 rtm_add32_rlx(rtm_a32 *p, u32 v)
+{
+	return atomic_fetch_add_explicit(p, v, RTM_RLX) + v;
+}
+static inline void rtm_inc64_rlx(rtm_a64 *p) { atomic_fetch_add_explicit(p, 1, RTM_RLX); }
 static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 {
 	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC, RTM_RLX);
@@ -105,6 +115,7 @@ static inline void rtm_fence_acq(void) { atomic_thread_fence(memory_order_acquir
 #define rtm_likely(x)		__builtin_expect(!!(x), 1)
 #define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
 #define rtm_noinline		__attribute__((__noinline__))
+#define rtm_always_inline	inline __attribute__((__always_inline__))
 
 #endif /* __KERNEL__ */
 

@@ -23,32 +23,7 @@ void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n)
 		rtm_st64(&s[i].seq, i);
 }
 
-struct rtm_record *rtm_ring_reserve(struct rtm_ring *r, u64 *ppos)
-{
-	u64 pos = rtm_ld64(&r->head), seq;
-	struct rtm_ring_slot *s;
-	s64 dif;
-
-	for (;;) {
-		s = &r->slots[pos & r->mask];
-		seq = rtm_ld64_acq(&s->seq);
-		dif = (s64)(seq - pos);
-		if (dif == 0) {
-			if (rtm_cas64(&r->head, pos, pos + 1)) {
-				*ppos = pos;
-				return &s->rec;
-			}
-		} else if (dif < 0) {
-			return NULL;	/* full */
-		}
-		pos = rtm_ld64(&r->head);
-	}
-}
-
-void rtm_ring_commit(struct rtm_ring *r, u64 pos)
-{
-	rtm_st64_rel(&r->slots[pos & r->mask].seq, pos + 1);
-}
+/* rtm_ring_reserve()/rtm_ring_commit() are inline in rtm_internal.h. */
 
 int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out)
 {

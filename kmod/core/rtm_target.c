@@ -82,6 +82,10 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	t->deadline = s->deadline_ns;
 	t->end = s->end;
 	t->has_task = has_task;
+	t->has_comm = (t->comm[0] | t->comm[1]) != 0;
+	t->kinds = t->src == RTM_SRC_TIMER ? 1u << RTM_KIND_TIMER :
+		   t->src == RTM_SRC_ANY ? (1u << RTM_KIND_TIMER) |
+		   (1u << RTM_KIND_IRQ) : 1u << RTM_KIND_IRQ;
 	rtm_targets_publish(c);
 	return 0;
 }
@@ -97,16 +101,8 @@ int rtm_core_clear_target(struct rtm_core *c, u32 id)
 
 static inline bool rtm_src_ok(const struct rtm_tgt *t, u32 kind, u64 source)
 {
-	switch (t->src) {
-	case RTM_SRC_ANY:
-		return true;
-	case RTM_SRC_IRQ_ANY:
-		return kind == RTM_KIND_IRQ;
-	case RTM_SRC_IRQ:
-		return kind == RTM_KIND_IRQ && source == t->irq;
-	default:
-		return kind == RTM_KIND_TIMER;
-	}
+	return (t->kinds & (1u << kind)) &&
+	       (t->src != RTM_SRC_IRQ || source == t->irq);
 }
 
 /* First target in mask matching the task and the chain source, or -1. */
@@ -120,12 +116,10 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		i = rtm_ctz32(mask);
 		mask &= mask - 1;
 		t = &ts->t[i];
-		if (t->pid && t->pid != pid)
+		if (t->has_comm &&
+		    (!comm || ((t->comm[0] ^ comm[0]) | (t->comm[1] ^ comm[1]))))
 			continue;
-		if (t->tgid && t->tgid != tgid)
-			continue;
-		if ((t->comm[0] | t->comm[1]) &&
-		    (!comm || t->comm[0] != comm[0] || t->comm[1] != comm[1]))
+		if ((t->pid && t->pid != pid) || (t->tgid && t->tgid != tgid))
 			continue;
 		if (!rtm_src_ok(t, kind, source))
 			continue;

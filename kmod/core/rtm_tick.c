@@ -39,8 +39,7 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 		if (dl && age > dl &&
 		    rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
 			rtm_count(c, cpu, RTM_C_OVERDUE);
-			rtm_emit(c, cpu, ci, 0, now, dlt, dl, 0, 0, NULL,
-				 RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
+			rtm_emit_timeout(c, cpu, ci, now, dlt, dl);
 		}
 	}
 	if (aged) {
