@@ -750,7 +750,7 @@ static void rtm_line(char *line)
 
 /* ---- ftrace text ---- */
 
-#define NCPU_FT		256
+#define NCPU_FT		64
 #define TIMER_HASH	4096
 
 struct ft_cpu {
@@ -891,9 +891,24 @@ static void ftrace_line(char *line)
 	line[strcspn(line, "\r\n")] = 0;
 	for (p = line; isspace((unsigned char)*p); p++)
 		;
-	if (!*p || *p == '#' || !strncmp(p, "cpus=", 5) ||
-	    !strncmp(p, "CPU ", 4))
+	if (!strncmp(p, "cpus=", 5)) {
+		/* trace-cmd report header: size the core for this trace */
+		if (!core && !params_set) {
+			rtm_params_default(&params, 4);
+			params.ncpus = (__u32)strtoul(p + 5, NULL, 10);
+			if (!params.ncpus || params.ncpus > NCPU_FT)
+				input_error("bad cpus= header");
+			params_set = true;
+		}
 		return;
+	}
+	if (!*p || *p == '#' || !strncmp(p, "CPU ", 4))
+		return;
+	if (!core && !params_set) {
+		/* ftrace without --param ncpus: room for NCPU_FT cpus */
+		rtm_params_default(&params, NCPU_FT);
+		params_set = true;
+	}
 	/* task-pid: the last '-' before the cpu column "[nnn]" */
 	q = p;
 	while ((q = strchr(q, '[')) &&
