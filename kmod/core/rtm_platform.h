@@ -69,48 +69,63 @@ typedef __s64 s64;
 typedef _Atomic u32 rtm_a32;
 typedef _Atomic u64 rtm_a64;
 
-#define RTM_RLX memory_order_relaxed
-#define RTM_SC memory_order_seq_cst
+#define RTM_RLX			memory_order_relaxed
+#define RTM_ACQ			memory_order_acquire
+#define RTM_REL			memory_order_release
+#define RTM_SC			memory_order_seq_cst
 
-static inline u32 rtm_ld32(rtm_a32 *p) { return atomic_load_explicit(p, RTM_RLX); }
-static inline u32 rtm_ld32_acq(rtm_a32 *p)
+#define rtm_ld32(p)		atomic_load_explicit((p), RTM_RLX)
+#define rtm_ld32_acq(p)		atomic_load_explicit((p), RTM_ACQ)
+#define rtm_st32(p, v)		atomic_store_explicit((p), (v), RTM_RLX)
+#define rtm_st32_rel(p, v)	atomic_store_explicit((p), (v), RTM_REL)
+#define rtm_ld64(p)		atomic_load_explicit((p), RTM_RLX)
+#define rtm_ld64_acq(p)		atomic_load_explicit((p), RTM_ACQ)
+#define rtm_st64(p, v)		atomic_store_explicit((p), (v), RTM_RLX)
+#define rtm_st64_rel(p, v)	atomic_store_explicit((p), (v), RTM_REL)
+#define rtm_fence_acq()		atomic_thread_fence(RTM_ACQ)
+
+static inline u32 rtm_xchg32(rtm_a32 *p, u32 v)
 {
-	return atomic_load_explicit(p, memory_order_acquire);
+	return atomic_exchange_explicit(p, v, RTM_SC);
 }
-static inline void rtm_st32(rtm_a32 *p, u32 v) { atomic_store_explicit(p, v, RTM_RLX); }
-static inline void rtm_st32_rel(rtm_a32 *p, u32 v)
+
+static inline u32 rtm_add32(rtm_a32 *p, u32 v)
 {
-	atomic_store_explicit(p, v, memory_order_release);
+	return atomic_fetch_add_explicit(p, v, RTM_SC) + v;
 }
-static inline u32 rtm_xchg32(rtm_a32 *p, u32 v) { return atomic_exchange_explicit(p, v, RTM_SC); }
-static inline u32 rtm_add32(rtm_a32 *p, u32 v) { return atomic_fetch_add_explicit(p, v, RTM_SC) + v; }
-static inline void rtm_or32(rtm_a32 *p, u32 v) { atomic_fetch_or_explicit(p, v, RTM_SC); }
-static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
+
+static inline void rtm_or32(rtm_a32 *p, u32 v)
 {
-	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC, RTM_RLX);
+	atomic_fetch_or_explicit(p, v, RTM_SC);
 }
-static inline u64 rtm_ld64(rtm_a64 *p) { return atomic_load_explicit(p, RTM_RLX); }
-static inline u64 rtm_ld64_acq(rtm_a64 *p)
+
+static inline u64 rtm_add64(rtm_a64 *p, u64 v)
 {
-	return atomic_load_explicit(p, memory_order_acquire);
+	return atomic_fetch_add_explicit(p, v, RTM_SC) + v;
 }
-static inline void rtm_st64(rtm_a64 *p, u64 v) { atomic_store_explicit(p, v, RTM_RLX); }
-static inline void rtm_st64_rel(rtm_a64 *p, u64 v)
-{
-	atomic_store_explicit(p, v, memory_order_release);
-}
-static inline u64 rtm_add64(rtm_a64 *p, u64 v) { return atomic_fetch_add_explicit(p, v, RTM_SC) + v; }
+
 /* unordered variants: statistics, index reservation, reference gets */
 static inline u32 rtm_add32_rlx(rtm_a32 *p, u32 v)
 {
 	return atomic_fetch_add_explicit(p, v, RTM_RLX) + v;
 }
-static inline void rtm_inc64_rlx(rtm_a64 *p) { atomic_fetch_add_explicit(p, 1, RTM_RLX); }
+
+static inline void rtm_inc64_rlx(rtm_a64 *p)
+{
+	atomic_fetch_add_explicit(p, 1, RTM_RLX);
+}
+
+static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
+{
+	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC,
+						       RTM_RLX);
+}
+
 static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 {
-	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC, RTM_RLX);
+	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC,
+						       RTM_RLX);
 }
-static inline void rtm_fence_acq(void) { atomic_thread_fence(memory_order_acquire); }
 
 #define rtm_likely(x)		__builtin_expect(!!(x), 1)
 #define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
