@@ -117,6 +117,33 @@ static void nested_irq(int sig)
 	atomic_fetch_add(&nested_calls, 1);
 }
 
+/*
+ * Control path changing targets while events run (async build only: the
+ * latch readers use plain loads validated by the sequence, like the
+ * kernel's seqcount latch, which TSan would report).
+ */
+static int target(unsigned int id, const char *name, unsigned int src,
+		  unsigned int irq, unsigned int endc, unsigned long long dl);
+static atomic_int target_changes;
+
+static void *churn(void *arg)
+{
+	unsigned int i = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		if (i & 1)
+			target(4, "t150", RTM_SRC_ANY, 0, i % 3, 1000 + i % 5000);
+		else
+			rtm_core_clear_target(core, 4);
+		target(5, NULL, RTM_SRC_IRQ, 40 + i % 8, 0, 500 + i % 3000);
+		atomic_fetch_add(&target_changes, 1);
+		i++;
+		usleep(100);
+	}
+	return NULL;
+}
+
 static void *interrupter(void *arg)
 {
 	unsigned int k = 0;
@@ -258,7 +285,7 @@ int main(int argc, char **argv)
 	struct rtm_stats s;
 	struct rtm_record r;
 	struct sigaction sa;
-	pthread_t rd, intr;
+	pthread_t rd, intr, chn;
 	unsigned int secs = 4, k, leaks;
 	size_t sz;
 	void *mem;
@@ -304,9 +331,13 @@ int main(int argc, char **argv)
 	for (k = 0; k < ncpus; k++)
 		pthread_create(&cpu_thr[k], NULL, cpu_main, (void *)(long)k);
 	pthread_create(&intr, NULL, interrupter, NULL);
+	if (strcmp(label, "tsan"))
+		pthread_create(&chn, NULL, churn, NULL);
 	sleep(secs);
 	atomic_store(&stop, 1);
 	pthread_join(intr, NULL);
+	if (strcmp(label, "tsan"))
+		pthread_join(chn, NULL);
 	for (k = 0; k < ncpus; k++)
 		pthread_join(cpu_thr[k], NULL);
 	pthread_join(rd, NULL);
@@ -321,9 +352,10 @@ int main(int argc, char **argv)
 	rtm_core_stats(core, &s);
 
 	printf("# stress %s: %u cpus %u s: chains %llu (completed %llu) records %llu, "
-	       "nested irqs %d, drops chain %llu branch %llu ring %llu\n",
+	       "nested irqs %d, target changes %d, drops chain %llu branch %llu ring %llu\n",
 	       label, ncpus, secs, s.chains_started, s.chains_completed, nread,
-	       atomic_load(&nested_calls), s.drop_no_chain, s.drop_no_branch,
+	       atomic_load(&nested_calls), atomic_load(&target_changes),
+	       s.drop_no_chain, s.drop_no_branch,
 	       s.drop_ring_full);
 	verdict("stress_activity", s.chains_completed > 100 && nread > 100 &&
 		s.chains_overdue > 0 && s.chains_expired + s.chains_abandoned > 0,
