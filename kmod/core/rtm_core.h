@@ -151,7 +151,11 @@ void rtm_ev_work_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
 /*
  * Periodic housekeeping (any cpu, any context, e.g. every 10 ms): reports
  * chains open past their deadline (TIMEOUT record, once), reclaims chains
- * older than max_age_ns and prunes branches of finished chains.
+ * older than max_age_ns and prunes branches of finished chains. It scans
+ * the pools and tables (O(nchains + table slots)); it takes no locks and
+ * may be preempted or migrate, so call it from a low-priority context
+ * (kthread/workqueue) rather than from hard IRQ on PREEMPT_RT. cpu only
+ * selects the counters and the ring for TIMEOUT records.
  */
 void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
 
