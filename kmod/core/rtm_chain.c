@@ -305,6 +305,12 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	}
 	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
 	/* hops[nhops..] are zeroed by the reader (rtm_core_read), off the hot path */
+	if (c->hook && !c->hook(c->hook_arg, cpu, rec)) {
+		rtm_count(c, cpu, RTM_C_FILTERED);
+		if (rtm_ring_cancel(&c->rings[cpu], pos))
+			return;
+		rec->version = 0;	/* skip record, dropped by readers */
+	}
 	rtm_ring_commit(&c->rings[cpu], pos);
 }
 

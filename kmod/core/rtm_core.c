@@ -117,10 +117,35 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	return c;
 }
 
+void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg)
+{
+	c->hook_arg = arg;
+	c->hook = fn;
+}
+
+int rtm_core_pending(struct rtm_core *c)
+{
+	struct rtm_ring *r;
+	u64 pos;
+	u32 k;
+
+	for (k = 0; k < c->p.ncpus; k++) {
+		r = &c->rings[k];
+		pos = rtm_ld64(&r->tail);
+		if (rtm_ld64_acq(&r->slots[pos & r->mask].seq) == pos + 1)
+			return 1;
+	}
+	return 0;
+}
+
 int rtm_core_read(struct rtm_core *c, u32 cpu, struct rtm_record *out)
 {
-	if (cpu >= c->p.ncpus || !rtm_ring_pop(&c->rings[cpu], out))
+	if (cpu >= c->p.ncpus)
 		return 0;
+	do {
+		if (!rtm_ring_pop(&c->rings[cpu], out))
+			return 0;
+	} while (rtm_unlikely(!out->version));	/* filtered (skip) record */
 	/* the writer leaves unused hop slots alone: never expose stale hops */
 	if (out->nhops < RTM_REC_MAX_HOPS)
 		memset(&out->hops[out->nhops], 0,
@@ -152,7 +177,9 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->branches_dropped = v[RTM_C_BR_DROPPED];
 	o->records_emitted = rtm_ld64(&c->seq);	/* last sequence number */
 	/* every emitted record is either written or counted as a ring drop */
-	o->records_written = o->records_emitted - v[RTM_C_DROP_RING];
+	o->records_filtered = v[RTM_C_FILTERED];
+	o->records_written = o->records_emitted - v[RTM_C_DROP_RING] -
+			     v[RTM_C_FILTERED];
 	o->records_read = v[RTM_C_READ];
 	o->drop_ring_full = v[RTM_C_DROP_RING];
 	o->drop_no_chain = v[RTM_C_DROP_CHAIN];

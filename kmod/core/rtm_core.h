@@ -93,6 +93,7 @@ struct rtm_stats {
 	__u64 branches_dropped;	/* no room in the task/cookie table */
 	__u64 records_emitted;	/* sequence numbers handed out */
 	__u64 records_written;	/* stored into a ring */
+	__u64 records_filtered;	/* rejected by the record hook */
 	__u64 records_read;
 	__u64 drop_ring_full;
 	__u64 drop_no_chain;
@@ -161,8 +162,24 @@ void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
 
 /* ---- readout ---- */
 
+/*
+ * Record hook: called for every record the core emits (completions and
+ * TIMEOUT reports), on the emitting cpu, in event context (possibly nested,
+ * possibly with scheduler locks held: must not sleep or take locks), after
+ * the record is built in its ring slot and before it is published. Return
+ * nonzero to publish it to the ring, zero to filter it (counted as
+ * records_filtered; its ring slot is given back). Set it once, before the
+ * first event; NULL (default) publishes everything.
+ */
+typedef _Bool (*rtm_record_hook_t)(void *arg, __u32 cpu,
+				   const struct rtm_record *rec);
+void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg);
+
 /* Pop one record of cpu's ring into *out: 1 if copied, 0 if empty. */
 int rtm_core_read(struct rtm_core *c, __u32 cpu, struct rtm_record *out);
+
+/* Nonzero if some cpu ring has a published record (e.g. for poll()). */
+int rtm_core_pending(struct rtm_core *c);
 
 void rtm_core_stats(struct rtm_core *c, struct rtm_stats *out);
 

@@ -143,6 +143,17 @@ static inline void rtm_ring_commit(struct rtm_ring *r, u64 pos)
 	rtm_st64_rel(&r->slots[pos & r->mask].seq, pos + 1);
 }
 
+/*
+ * Give a reserved, unpublished slot back. Possible only while no later
+ * position was reserved (head still pos + 1; nested writers on one cpu
+ * cancel in LIFO order); otherwise the caller publishes it as a skip
+ * record (version 0) that readers drop. Returns true if given back.
+ */
+static inline bool rtm_ring_cancel(struct rtm_ring *r, u64 pos)
+{
+	return rtm_cas64(&r->head, pos + 1, pos);
+}
+
 /* ---- targets (rtm_target.c): a latch of two copies ---- */
 struct rtm_tgt {
 	u64 comm[2];		/* 0,0 = any */
@@ -252,7 +263,7 @@ enum rtm_cnt {
 	RTM_C_BR_PRUNED, RTM_C_BR_MERGED, RTM_C_BR_STALE, RTM_C_BR_DROPPED,
 	RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
-	RTM_C_TRUNCATED,
+	RTM_C_TRUNCATED, RTM_C_FILTERED,
 	RTM_C_NR
 };
 
@@ -278,6 +289,8 @@ struct rtm_core {
 	struct rtm_cpu *cpus;
 	struct rtm_cpu_cnt *cnt;
 	struct rtm_ring *rings;
+	rtm_record_hook_t hook;		/* set before events, then read-only */
+	void *hook_arg;
 };
 
 static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)

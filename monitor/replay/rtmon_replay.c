@@ -1171,6 +1171,7 @@ static void print_counters(__u32 leaks)
 			{ "branches_dropped", s.branches_dropped },
 			{ "records_emitted", s.records_emitted },
 			{ "records_written", s.records_written },
+			{ "records_filtered", s.records_filtered },
 			{ "records_read", s.records_read },
 			{ "drop_ring_full", s.drop_ring_full },
 			{ "drop_no_chain", s.drop_no_chain },

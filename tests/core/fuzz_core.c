@@ -70,6 +70,22 @@ static void set_target(struct rtm_core *c, unsigned int b1, unsigned int b2)
 }
 
 static unsigned char seen[1 << 14];
+static unsigned long long hook_rejected;
+static unsigned int hook_mode;
+
+/* record hook: filter some records (ring slot given back or skipped) */
+static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
+{
+	ASSERT(arg == (void *)&hook_mode && cpu < NCPU);
+	ASSERT(r->version == RTM_REC_VERSION && r->nhops >= 1);
+	if ((r->seq + hook_mode) % 3 == 0) {
+		hook_rejected++;
+		return 0;
+	}
+	return 1;
+}
+
+static int c_hooked;
 
 static void check_rec(const struct rtm_record *r, unsigned long long *n)
 {
@@ -80,6 +96,7 @@ static void check_rec(const struct rtm_record *r, unsigned long long *n)
 	ASSERT(r->latency_ns == (r->end_ns > r->start_ns ?
 				 r->end_ns - r->start_ns : 0));
 	ASSERT(r->seq >= 1 && r->seq < sizeof(seen) * 8);
+	ASSERT(!c_hooked || (r->seq + hook_mode) % 3 != 0);
 	ASSERT(!(seen[r->seq / 8] & (1u << (r->seq % 8))));
 	seen[r->seq / 8] |= (unsigned char)(1u << (r->seq % 8));
 	(*n)++;
@@ -120,6 +137,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c = rtm_core_init(mem, memsz, &p);
 	ASSERT(c);
 	memset(seen, 0, sizeof(seen));
+	hook_rejected = 0;
+	if (in.n && (in.p[0] & 1)) {
+		hook_mode = in.p[0] >> 1;
+		rtm_core_set_hook(c, hook, &hook_mode);
+	}
+	c_hooked = in.n && (in.p[0] & 1);
 	for (i = 0; i < 3 && in.n >= 2; i++)
 		set_target(c, take(&in), take(&in));
 
@@ -202,7 +225,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	       s.branches_dropped);
 	ASSERT(s.branches_completed == s.chains_completed);
 	ASSERT(s.records_emitted == s.chains_completed + s.chains_overdue);
-	ASSERT(s.records_written + s.drop_ring_full == s.records_emitted);
+	ASSERT(s.records_written + s.drop_ring_full + s.records_filtered ==
+	       s.records_emitted);
+	ASSERT(s.records_filtered == hook_rejected);
 	ASSERT(s.records_read == nread && nread == s.records_written);
 	return 0;
 }

@@ -71,7 +71,7 @@ for line in open(sys.argv[2]):
 for k, v in text.items():
     assert ctr[k] == v, "counter %s json %s text %s" % (k, ctr[k], v)
 assert ctr["records_read"] == ctr["records_written"]
-assert ctr["records_written"] + ctr["drop_ring_full"] == ctr["records_emitted"]
+assert ctr["records_written"] + ctr["drop_ring_full"] + ctr["records_filtered"] == ctr["records_emitted"]
 PY
 	then
 		echo "PASS: golden_json_$name"

@@ -80,9 +80,25 @@ static void check_record(const struct rtm_record *r)
 		bad_rec++;
 		return;
 	}
+	if (s % 5 == 0)
+		bad_rec++;	/* the hook filtered it: must not be read */
 	if (seen[s / 8] & (1u << (s % 8)))
 		dup_seq++;
 	seen[s / 8] |= (unsigned char)(1u << (s % 8));
+}
+
+static atomic_ullong hook_rejected;
+
+/* record hook: every 5th record is filtered (slot given back or skipped) */
+static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
+{
+	(void)arg;
+	(void)cpu;
+	if (r->seq % 5 == 0) {
+		atomic_fetch_add(&hook_rejected, 1);
+		return 0;
+	}
+	return 1;
 }
 
 static void *reader(void *arg)
@@ -314,6 +330,7 @@ int main(int argc, char **argv)
 		printf("FAIL: stress_init: core init\n");
 		return 1;
 	}
+	rtm_core_set_hook(core, hook, NULL);
 	target(0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 3000);
 	target(1, "blk", RTM_SRC_IRQ_ANY, 0, RTM_END_BLOCK, 5000);
 	target(2, NULL, RTM_SRC_IRQ, 45, 0, 2000);	/* IRQ-only */
@@ -383,9 +400,11 @@ int main(int argc, char **argv)
 		"emitted %llu != completed+overdue %llu", s.records_emitted,
 		s.chains_completed + s.chains_overdue);
 	verdict("stress_records_read",
-		nread == s.records_written - 0 &&
-		s.records_written + s.drop_ring_full == s.records_emitted &&
-		s.records_read == nread,
+		nread == s.records_written &&
+		s.records_written + s.drop_ring_full + s.records_filtered ==
+		s.records_emitted && s.records_read == nread &&
+		s.records_filtered == atomic_load(&hook_rejected) &&
+		s.records_filtered > 0,
 		"read %llu written %llu", nread, s.records_written);
 	verdict("stress_seq_unique", dup_seq == 0 && bad_rec == 0,
 		"dup seq %llu, bad records %llu", dup_seq, bad_rec);

@@ -371,6 +371,49 @@ static void t_ring_wrap(void)
 	end();
 }
 
+static unsigned int hook_calls;
+
+static _Bool odd_filter(void *arg, __u32 cpu, const struct rtm_record *r)
+{
+	(void)cpu;
+	hook_calls++;
+	return !(r->seq & 1) || arg != NULL;
+}
+
+static void t_hook(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16];
+	int i, n = 0;
+
+	begin("record_hook_and_pending");
+	rtm_params_default(&p, 2);
+	p.ring_slots = 4;
+	c = mk(&p);
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
+	rtm_core_set_hook(c, odd_filter, NULL);
+	CHECK(!rtm_core_pending(c));
+	for (i = 0; i < 6; i++) {	/* odd seqs filtered: ring never fills */
+		irq_wake(c, 0, 1000 * i, 1, 200, "app");
+		rtm_ev_switch(c, 1, 1000 * i + 500, 0, 0, 200, 200, cm);
+	}
+	CHECK(hook_calls == 6);
+	CHECK(rtm_core_pending(c));
+	while (rtm_core_read(c, 1, &r)) {
+		CHECK(!(r.seq & 1));
+		n++;
+	}
+	CHECK(n == 3 && !rtm_core_pending(c));
+	rtm_core_stats(c, &s);
+	CHECK(s.records_filtered == 3 && s.drop_ring_full == 0);
+	CHECK(s.records_written == 3 && s.records_read == 3);
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -382,6 +425,7 @@ int main(void)
 	t_task_bucket_full();
 	t_cookie_scope();
 	t_ring_wrap();
+	t_hook();
 	free(mem);
 	return failed;
 }
