@@ -7,8 +7,13 @@
 
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
 
-#define RTMON_VERSION	"0.1.0"
+#include "core/rtm_core.h"
+#include "uapi/rtmon.h"
+
+#define RTMON_VERSION	"0.2.0"
 
 /* One entry per kernel tracepoint rtmon hooks; order of registration. */
 enum rtmon_probe_id {
@@ -36,8 +41,49 @@ const char *rtmon_probe_name(enum rtmon_probe_id id);
 bool rtmon_probe_registered(enum rtmon_probe_id id);
 u64 rtmon_probe_hits(enum rtmon_probe_id id);
 
+/* rtmon_tracker.c: the core instance and what surrounds it */
+#define RTMON_HIST_BUCKETS	32	/* log2 of latency in us: [0,1) [1,2) [2,4) ... */
+
+struct rtmon_tgt_stats {
+	u64 chains;		/* completed chains */
+	u64 misses;		/* completed past the deadline */
+	u64 overdue;		/* reported open past the deadline */
+	u64 min_ns, max_ns, sum_ns;
+	u64 hist[RTMON_HIST_BUCKETS];
+};
+
+/* The running core; NULL while stopped. Probes read it once per event. */
+extern struct rtm_core *rtmon_core;
+
+int rtmon_tracker_init(struct rtm_params *p);
+void rtmon_tracker_exit(void);
+void rtmon_tracker_params(struct rtm_params *p);
+int rtmon_tracker_start(void);
+void rtmon_tracker_stop(void);
+bool rtmon_tracker_running(void);
+int rtmon_target_add(struct rtmon_target *t);
+int rtmon_target_del(u32 id);
+int rtmon_target_get(u32 id, struct rtmon_target *t);
+void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out);
+void rtmon_counters(struct rtmon_counters *out);
+/* pop up to one record; 1 if *out holds one */
+int rtmon_record_pop(struct rtm_record *out);
+bool rtmon_records_pending(void);
+extern wait_queue_head_t rtmon_readers_wq;
+extern struct mutex rtmon_ctl_lock;	/* targets, start/stop */
+
+/* rtmon_irq.c */
+int rtmon_irq_by_name(const char *name);
+
+/* rtmon_dev.c */
+int rtmon_dev_init(void);
+void rtmon_dev_exit(void);
+
 /* rtmon_status.c */
 int rtmon_status_init(void);
 void rtmon_status_exit(void);
+
+/* module parameters (rtmon_main.c) */
+extern unsigned int rtmon_param_tick_ms;
 
 #endif /* RTMON_H */

@@ -13,6 +13,8 @@
 
 #include <linux/version.h>
 #include <linux/sched.h>
+#include <linux/hrtimer.h>
+#include <linux/timer.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
 #error "rtmon needs Linux 5.15 or later"
@@ -32,6 +34,67 @@
 	void *data, bool preempt, struct task_struct *prev,		\
 	struct task_struct *next
 #define rtmon_prev_state(prev)	READ_ONCE((prev)->__state)
+#endif
+
+/*
+ * Whether prev left the CPU because it blocked (end of its processing) or
+ * was only preempted. A task preempted between setting its state and
+ * calling schedule() still has a sleeping state, hence the preempt flag.
+ * On PREEMPT_RT, spinlock_t and rwlock_t sleep on an rtmutex with
+ * TASK_RTLOCK_WAIT (v5.15, commit cbcebf5bd3d1): that is a lock wait inside
+ * the processing, not its end.
+ */
+static inline long rtmon_switch_blocked(bool preempt, unsigned int state)
+{
+	if (preempt || state == TASK_RUNNING)
+		return 0;
+#ifdef TASK_RTLOCK_WAIT
+	if (state & TASK_RTLOCK_WAIT)
+		return 0;
+#endif
+	return 1;
+}
+
+/* Clock of the base an hrtimer is queued on (struct hrtimer_clock_base). */
+static inline clockid_t rtmon_hrtimer_clock(struct hrtimer *timer)
+{
+	return READ_ONCE(timer->base)->clockid;
+}
+
+/*
+ * hrtimer_wakeup() is static; every hrtimer_sleeper's timer runs it. Learn
+ * its address from a sleeper initialised on the stack (no kallsyms: it is
+ * not exported since v5.7). hrtimer_init_sleeper_on_stack() exists up to
+ * v6.12 at least; v6.13 renamed it hrtimer_setup_sleeper_on_stack().
+ */
+typedef enum hrtimer_restart (*rtmon_hrtimer_fn)(struct hrtimer *);
+
+static inline rtmon_hrtimer_fn rtmon_hrtimer_sleeper_fn(void)
+{
+	struct hrtimer_sleeper sl;
+	rtmon_hrtimer_fn fn;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup_sleeper_on_stack(&sl, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+#else
+	hrtimer_init_sleeper_on_stack(&sl, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+#endif
+	fn = sl.timer.function;
+	destroy_hrtimer_on_stack(&sl.timer);
+	return fn;
+}
+
+/*
+ * Timers: timer_shutdown_sync() (stop for good) and timer_delete_sync()
+ * exist from v6.2; del_timer_sync(), their 6.1 spelling, was dropped in
+ * v6.16.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define rtmon_timer_shutdown_sync(t)	timer_shutdown_sync(t)
+#define rtmon_timer_delete_sync(t)	timer_delete_sync(t)
+#else
+#define rtmon_timer_shutdown_sync(t)	del_timer_sync(t)
+#define rtmon_timer_delete_sync(t)	del_timer_sync(t)
 #endif
 
 /*

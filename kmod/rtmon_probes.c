@@ -20,59 +20,152 @@
 
 #include "rtmon.h"
 #include "rtmon_compat.h"
+#include "core/rtm_core.h"
 
 DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
+
+/* Address of hrtimer_wakeup(), the function of every sleeper timer. */
+static rtmon_hrtimer_fn rtmon_sleeper_fn;
 
 static inline void rtmon_count(enum rtmon_probe_id id)
 {
 	this_cpu_inc(rtmon_probe_counts.hits[id]);
 }
 
+/*
+ * A timer's id in records: for a sleeper (nanosleep, clock_nanosleep,
+ * futex timeouts...) the pid of the sleeping task, else 0. Never a kernel
+ * address: records reach user space.
+ */
+static inline u64 rtmon_timer_id(struct hrtimer *timer)
+{
+	struct task_struct *t;
+
+	if (timer->function != rtmon_sleeper_fn)
+		return 0;
+	t = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
+	return t ? t->pid : 0;
+}
+
+static inline u64 rtmon_now(void)
+{
+	/* CLOCK_MONOTONIC, NMI-safe, comparable with clock_gettime() */
+	return ktime_get_mono_fast_ns();
+}
+
+static inline u32 rtmon_ctx(void)
+{
+	if (in_hardirq())
+		return RTM_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return RTM_CTX_SOFTIRQ;
+	return RTM_CTX_TASK;
+}
+
 static void rtmon_irq_entry(void *data, int irq, struct irqaction *action)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_IRQ_ENTRY);
+	if (c)
+		rtm_ev_irq_entry(c, smp_processor_id(), rtmon_now(), irq);
 }
 
 static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 			   int ret)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_IRQ_EXIT);
+	if (c)
+		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq,
+				ret & IRQ_WAKE_THREAD);
 }
 
 static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_SOFTIRQ_RAISE);
+	if (c)
+		rtm_ev_softirq_raise(c, smp_processor_id(), rtmon_now(),
+				     vec_nr, rtmon_ctx());
 }
 
 static void rtmon_softirq_entry(void *data, unsigned int vec_nr)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_SOFTIRQ_ENTRY);
+	if (c)
+		rtm_ev_softirq_entry(c, smp_processor_id(), rtmon_now(), vec_nr);
 }
 
 static void rtmon_softirq_exit(void *data, unsigned int vec_nr)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_SOFTIRQ_EXIT);
+	if (c)
+		rtm_ev_softirq_exit(c, smp_processor_id(), rtmon_now(), vec_nr);
 }
 
 static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 				ktime_t *now)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u64 ts, expires;
+	int sleeper;
+
 	rtmon_count(RTMON_P_HRTIMER_ENTRY);
+	if (!c)
+		return;
+	ts = rtmon_now();
+	sleeper = timer->function == rtmon_sleeper_fn;
+	/*
+	 * The programmed expiry is in the timer base's clock, *now the base's
+	 * time when the interrupt began; carry the difference over to
+	 * CLOCK_MONOTONIC. For CLOCK_MONOTONIC timers (cyclictest's) it is the
+	 * programmed expiry itself.
+	 */
+	expires = ktime_to_ns(hrtimer_get_expires(timer));
+	if (rtmon_hrtimer_clock(timer) != CLOCK_MONOTONIC)
+		expires = ts - (ktime_to_ns(*now) - expires);
+	rtm_ev_timer_entry(c, smp_processor_id(), ts, rtmon_timer_id(timer),
+			   expires, sleeper);
 }
 
 static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_HRTIMER_EXIT);
+	if (c)
+		rtm_ev_timer_exit(c, smp_processor_id(), rtmon_now(),
+				  rtmon_timer_id(timer));
 }
 
 static void rtmon_sched_waking(void *data, struct task_struct *p)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_SCHED_WAKING);
+	if (!c || in_nmi())
+		return;
+	rtm_ev_waking(c, smp_processor_id(), rtmon_now(), rtmon_ctx(),
+		      current->pid, p->pid, p->tgid, p->comm);
 }
 
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
 	rtmon_count(RTMON_P_SCHED_SWITCH);
+	if (!c)
+		return;
+	rtm_ev_switch(c, smp_processor_id(), rtmon_now(), prev->pid,
+		      rtmon_switch_blocked(preempt, rtmon_prev_state(prev)),
+		      next->pid, next->tgid, next->comm);
 }
 
 /* A prototype that drifts from the kernel's fails the build here. */
@@ -161,6 +254,7 @@ int rtmon_probes_register(void)
 	int i, ret;
 
 	rtmon_check_probe_types();
+	rtmon_sleeper_fn = rtmon_hrtimer_sleeper_fn();
 	for (i = 0; i < RTMON_NR_PROBES; i++)
 		rtmon_probes[i].tp = NULL;
 	for_each_kernel_tracepoint(rtmon_find_tracepoint, NULL);

@@ -26,6 +26,8 @@ pkgs=(
 	libgpiod-dev gpiod rt-tests trace-cmd
 	# tests and benchmarks
 	valgrind clang libclang-rt-14-dev
+	# JSON output of the tools (see README: choices)
+	libjansson-dev
 )
 
 # apt-get install with every package already present is quick, but it still

@@ -14,11 +14,16 @@ note() {
 [ -n "${RTMON_KO:-}" ] || fail "RTMON_KO is not set (run-vm -e RTMON_KO=path)"
 [ -f "$RTMON_KO" ] || fail "no module at $RTMON_KO"
 
+# T: this test's work directory, in the share so it outlives the guest
+export T=$RTMON_SHARE/$(basename "$0" .sh).d
+mkdir -p "$T"
+
 # a failed test must not leave the module loaded for the next one
 rtmon_cleanup() {
 	if grep -q '^rtmon ' /proc/modules; then rmmod rtmon || true; fi
 }
 trap rtmon_cleanup EXIT
+trap 'exit 143' TERM INT
 
 rtmon_load() {
 	insmod "$RTMON_KO" "$@" || fail "insmod $RTMON_KO $* failed: $(dmesg | grep rtmon | tail -n 2)"
@@ -43,3 +48,13 @@ probe_hits() {
 # the probes rtmon attaches to, as the status file names them
 RTMON_PROBES="irq_handler_entry irq_handler_exit softirq_raise softirq_entry softirq_exit
 hrtimer_expire_entry hrtimer_expire_exit sched_waking sched_switch"
+
+# the user-space tools, built on the host (make -C monitor, tests/apps)
+RTMONCTL=$RTMON_TOP/build/monitor/rtmonctl
+APPS=$RTMON_TOP/build/apps
+[ -x "$RTMONCTL" ] || fail "rtmonctl not built ($RTMONCTL)"
+
+# status_field "LINE PREFIX" WORD: the number after WORD on the status line
+status_count() {
+	awk -v pre="$1" -v w="$2" 'index($0, pre) == 1 { for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }' /proc/rtmon/status
+}

@@ -3,7 +3,7 @@
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
-cyclictest -q -m -p 80 -t 2 -i 500 -D 600 >/tmp/cyclictest.out 2>&1 &
+cyclictest -q -m -p 80 -t 2 -i 500 -D 600 >$T/cyclictest.out 2>&1 &
 ct=$!
 sleep 1
 for i in $(seq 1 20); do

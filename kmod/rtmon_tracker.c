@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtmon_tracker.c - the chain-tracking core inside the kernel: its memory,
+ * targets, start/stop, the housekeeping tick, what happens to each record
+ * (per-target statistics, tracepoints, waking readers) and the record
+ * readout for /dev/rtmon.
+ *
+ * All memory is taken here at load time: one vmalloc'ed block for the core
+ * (pools, tables, rings) and per-cpu statistics. Nothing is allocated while
+ * tracking. Readers are woken through irq_work: records complete inside
+ * sched_switch/sched_waking probes, where waking a task would deadlock on
+ * the runqueue lock.
+ */
+#include <linux/module.h>
+#include <linux/vmalloc.h>
+#include <linux/irq_work.h>
+#include <linux/timer.h>
+#include <linux/cpumask.h>
+#include <linux/log2.h>
+#include <linux/capability.h>
+
+#include "rtmon.h"
+#include "rtmon_compat.h"
+#include "rtmon_trace.h"
+
+struct rtm_core *rtmon_core;		/* published while running */
+DEFINE_MUTEX(rtmon_ctl_lock);
+DECLARE_WAIT_QUEUE_HEAD(rtmon_readers_wq);
+
+static struct rtm_core *rtmon_core_mem;	/* the core, running or not */
+static struct rtm_params rtmon_params;
+static size_t rtmon_core_size;
+static struct timer_list rtmon_tick_timer;
+static struct irq_work rtmon_wake_work;
+static bool rtmon_running;
+static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
+
+/* User-visible target definitions (control path, under rtmon_ctl_lock). */
+static struct rtmon_target rtmon_targets[RTM_MAX_TARGETS];
+static unsigned long rtmon_target_used[BITS_TO_LONGS(RTM_MAX_TARGETS)];
+/* Read on the hot path (record hook): misses-only flag per target id. */
+static unsigned long rtmon_target_missonly[BITS_TO_LONGS(RTM_MAX_TARGETS)];
+
+struct rtmon_cpu_stats {
+	struct rtmon_tgt_stats t[RTM_MAX_TARGETS];
+	u64 deadline_misses;
+};
+static struct rtmon_cpu_stats __percpu *rtmon_stats;
+
+static void rtmon_wake_readers(struct irq_work *w)
+{
+	wake_up_interruptible(&rtmon_readers_wq);
+}
+
+static unsigned int rtmon_hist_bucket(u64 ns)
+{
+	u64 us = div_u64(ns, NSEC_PER_USEC);
+
+	if (!us)
+		return 0;
+	return min_t(unsigned int, ilog2(us) + 1, RTMON_HIST_BUCKETS - 1);
+}
+
+/*
+ * Called by the core for every record it emits, on the emitting cpu, in
+ * probe context (possibly inside sched_switch with the runqueue locked):
+ * count it, trace it, ask for a reader wakeup. Returns whether the record
+ * goes to the ring (a misses-only target keeps only misses and timeouts).
+ */
+static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
+{
+	bool miss = r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT);
+	u32 id = r->target_id;
+
+	if (id < RTM_MAX_TARGETS) {
+		/* this_cpu ops: safe against a nested record on this cpu */
+		if (r->flags & RTM_REC_F_TIMEOUT) {
+			this_cpu_inc(rtmon_stats->t[id].overdue);
+		} else {
+			struct rtmon_tgt_stats *s = this_cpu_ptr(&rtmon_stats->t[id]);
+			u64 lat = r->latency_ns;
+
+			this_cpu_inc(rtmon_stats->t[id].chains);
+			this_cpu_add(rtmon_stats->t[id].sum_ns, lat);
+			this_cpu_inc(rtmon_stats->t[id].hist[rtmon_hist_bucket(lat)]);
+			/* min/max: a nested update may be lost, never torn */
+			if (!READ_ONCE(s->min_ns) || lat < READ_ONCE(s->min_ns))
+				WRITE_ONCE(s->min_ns, lat ? lat : 1);
+			if (lat > READ_ONCE(s->max_ns))
+				WRITE_ONCE(s->max_ns, lat);
+			if (r->flags & RTM_REC_F_DEADLINE_MISS) {
+				this_cpu_inc(rtmon_stats->t[id].misses);
+				this_cpu_inc(rtmon_stats->deadline_misses);
+			}
+		}
+	}
+	trace_rtmon_chain(r);
+	if (miss)
+		trace_rtmon_deadline_miss(r);
+	if (id < RTM_MAX_TARGETS && !miss && test_bit(id, rtmon_target_missonly))
+		return false;
+	irq_work_queue(&rtmon_wake_work);
+	return true;
+}
+
+static void rtmon_tick(struct timer_list *t)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
+	if (c) {
+		preempt_disable();
+		rtm_ev_tick(c, smp_processor_id(), ktime_get_mono_fast_ns());
+		preempt_enable();
+	}
+	mod_timer(&rtmon_tick_timer,
+		  jiffies + msecs_to_jiffies(rtmon_param_tick_ms));
+}
+
+bool rtmon_tracker_running(void)
+{
+	return READ_ONCE(rtmon_running);
+}
+
+void rtmon_tracker_params(struct rtm_params *p)
+{
+	*p = rtmon_params;
+}
+
+/* Start tracking: publish the core to the probes. */
+int rtmon_tracker_start(void)
+{
+	lockdep_assert_held(&rtmon_ctl_lock);
+	if (rtmon_running)
+		return 0;
+	WRITE_ONCE(rtmon_core, rtmon_core_mem);
+	WRITE_ONCE(rtmon_running, true);
+	mod_timer(&rtmon_tick_timer,
+		  jiffies + msecs_to_jiffies(rtmon_param_tick_ms));
+	return 0;
+}
+
+/*
+ * Stop tracking. Open chains stay in the core and are reclaimed by the tick
+ * when tracking starts again; records already in the rings stay readable.
+ */
+void rtmon_tracker_stop(void)
+{
+	lockdep_assert_held(&rtmon_ctl_lock);
+	if (!rtmon_running)
+		return;
+	WRITE_ONCE(rtmon_core, NULL);
+	WRITE_ONCE(rtmon_running, false);
+	/* probes that still saw the core finish before we return */
+	tracepoint_synchronize_unregister();
+	rtmon_timer_delete_sync(&rtmon_tick_timer);
+}
+
+static int rtmon_spec_of(const struct rtmon_target *t,
+			 struct rtm_target_spec *s, int irq)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->comm, t->comm, sizeof(s->comm));
+	s->pid = t->pid;
+	s->tgid = t->tgid;
+	s->end = t->end;
+	s->deadline_ns = t->deadline_ns;
+	switch (t->src) {
+	case RTMON_SRC_ANY:
+		s->src = RTM_SRC_ANY;
+		break;
+	case RTMON_SRC_IRQ:
+		s->src = RTM_SRC_IRQ;
+		s->irq = irq;
+		break;
+	case RTMON_SRC_TIMER:
+		s->src = RTM_SRC_TIMER;
+		break;
+	case RTMON_SRC_IRQ_ANY:
+		s->src = RTM_SRC_IRQ_ANY;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Add a target; t has been copied from user space and validated for
+ * layout by the caller. Fills t->id. Needs rtmon_ctl_lock.
+ */
+int rtmon_target_add(struct rtmon_target *t)
+{
+	struct rtm_target_spec spec;
+	int id, irq = -1, ret;
+
+	lockdep_assert_held(&rtmon_ctl_lock);
+	if (t->src == RTMON_SRC_IRQ) {
+		if (t->irq_name[0]) {
+			irq = rtmon_irq_by_name(t->irq_name);
+			if (irq < 0)
+				return irq;
+		} else {
+			irq = t->irq;
+		}
+		if (irq < 0 || irq >= RTM_MAX_IRQ)
+			return -EINVAL;
+		t->irq = irq;
+	}
+	id = find_first_zero_bit(rtmon_target_used, RTM_MAX_TARGETS);
+	if (id >= RTM_MAX_TARGETS)
+		return -ENOSPC;
+	ret = rtmon_spec_of(t, &spec, irq);
+	if (ret)
+		return ret;
+	ret = rtm_core_set_target(rtmon_core_mem, id, &spec);
+	if (ret)
+		return ret;
+	t->id = id;
+	rtmon_targets[id] = *t;
+	/* fresh statistics for a fresh target */
+	{
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			memset(&per_cpu_ptr(rtmon_stats, cpu)->t[id], 0,
+			       sizeof(struct rtmon_tgt_stats));
+	}
+	if (t->flags & RTMON_TF_MISSES_ONLY)
+		set_bit(id, rtmon_target_missonly);
+	else
+		clear_bit(id, rtmon_target_missonly);
+	set_bit(id, rtmon_target_used);
+	return 0;
+}
+
+int rtmon_target_del(u32 id)
+{
+	lockdep_assert_held(&rtmon_ctl_lock);
+	if (id >= RTM_MAX_TARGETS || !test_bit(id, rtmon_target_used))
+		return -ENOENT;
+	rtm_core_clear_target(rtmon_core_mem, id);
+	clear_bit(id, rtmon_target_used);
+	clear_bit(id, rtmon_target_missonly);
+	return 0;
+}
+
+int rtmon_target_get(u32 id, struct rtmon_target *t)
+{
+	lockdep_assert_held(&rtmon_ctl_lock);
+	if (id >= RTM_MAX_TARGETS || !test_bit(id, rtmon_target_used))
+		return -ENOENT;
+	*t = rtmon_targets[id];
+	return 0;
+}
+
+/* Sum of the per-cpu statistics of target id (racy but monotonic). */
+void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out)
+{
+	int cpu, i;
+
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		const struct rtmon_tgt_stats *s =
+			&per_cpu_ptr(rtmon_stats, cpu)->t[id];
+
+		out->chains += READ_ONCE(s->chains);
+		out->misses += READ_ONCE(s->misses);
+		out->overdue += READ_ONCE(s->overdue);
+		out->sum_ns += READ_ONCE(s->sum_ns);
+		if (s->min_ns && (!out->min_ns || s->min_ns < out->min_ns))
+			out->min_ns = s->min_ns;
+		out->max_ns = max(out->max_ns, READ_ONCE(s->max_ns));
+		for (i = 0; i < RTMON_HIST_BUCKETS; i++)
+			out->hist[i] += READ_ONCE(s->hist[i]);
+	}
+}
+
+void rtmon_counters(struct rtmon_counters *o)
+{
+	struct rtm_stats s;
+	int cpu, i;
+
+	rtm_core_stats(rtmon_core_mem, &s);
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	o->chains_started = s.chains_started;
+	o->chains_completed = s.chains_completed;
+	o->chains_abandoned = s.chains_abandoned;
+	o->chains_expired = s.chains_expired;
+	o->chains_overdue = s.chains_overdue;
+	o->branches_opened = s.branches_opened;
+	o->branches_pruned = s.branches_pruned;
+	o->records_emitted = s.records_emitted;
+	o->records_read = s.records_read;
+	o->drop_ring_full = s.drop_ring_full;
+	o->drop_no_chain = s.drop_no_chain;
+	o->drop_no_branch = s.drop_no_branch;
+	o->drop_task_table = s.drop_task_bucket;
+	o->drop_cookie_table = s.drop_cookie_bucket;
+	o->drop_hops = s.drop_hops;
+	for_each_possible_cpu(cpu)
+		o->deadline_misses +=
+			READ_ONCE(per_cpu_ptr(rtmon_stats, cpu)->deadline_misses);
+	for (i = 0; i < RTMON_NR_PROBES && i < ARRAY_SIZE(o->probe_hits); i++)
+		o->probe_hits[i] = rtmon_probe_hits(i);
+}
+
+/*
+ * Pop one record, taking the cpu rings in turn so that no cpu starves the
+ * others. Readers are serialised by /dev/rtmon (one reader at a time).
+ */
+int rtmon_record_pop(struct rtm_record *out)
+{
+	unsigned int n = rtmon_params.ncpus, i, cpu;
+
+	for (i = 0; i < n; i++) {
+		cpu = (rtmon_read_cpu + i) % n;
+		if (rtm_core_read(rtmon_core_mem, cpu, out)) {
+			rtmon_read_cpu = (cpu + 1) % n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+bool rtmon_records_pending(void)
+{
+	return rtm_core_pending(rtmon_core_mem);
+}
+
+int rtmon_tracker_init(struct rtm_params *p)
+{
+	rtmon_params = *p;
+	rtmon_core_size = rtm_core_memsize(p);
+	if (!rtmon_core_size)
+		return -EINVAL;
+	rtmon_stats = alloc_percpu(struct rtmon_cpu_stats);
+	if (!rtmon_stats)
+		return -ENOMEM;
+	/* vmalloc memory is page aligned, more than the core's 64 bytes */
+	rtmon_core_mem = vzalloc(rtmon_core_size);
+	if (!rtmon_core_mem) {
+		pr_err("rtmon: cannot allocate %zu bytes for the core\n",
+		       rtmon_core_size);
+		free_percpu(rtmon_stats);
+		return -ENOMEM;
+	}
+	if (!rtm_core_init(rtmon_core_mem, rtmon_core_size, p)) {
+		vfree(rtmon_core_mem);
+		free_percpu(rtmon_stats);
+		return -EINVAL;
+	}
+	rtm_core_set_hook(rtmon_core_mem, rtmon_on_record, NULL);
+	init_irq_work(&rtmon_wake_work, rtmon_wake_readers);
+	timer_setup(&rtmon_tick_timer, rtmon_tick, 0);
+	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
+		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
+		p->ncpus);
+	return 0;
+}
+
+/* After the probes are gone: nothing can reach the core any more. */
+void rtmon_tracker_exit(void)
+{
+	mutex_lock(&rtmon_ctl_lock);
+	rtmon_tracker_stop();
+	mutex_unlock(&rtmon_ctl_lock);
+	rtmon_timer_shutdown_sync(&rtmon_tick_timer);
+	irq_work_sync(&rtmon_wake_work);
+	vfree(rtmon_core_mem);
+	rtmon_core_mem = NULL;
+	free_percpu(rtmon_stats);
+}

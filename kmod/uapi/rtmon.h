@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * rtmon.h - rtmon's user-space ABI: the /dev/rtmon character device.
+ *
+ * One header, shared by the module and by user space (librtmon, rtmond,
+ * rtmonctl, tests). Fixed-width types only, explicit padding, no pointers
+ * except where marked (__u64 holding a user address), so 32-bit user space
+ * on a 64-bit kernel (armhf on arm64) sees the same layout.
+ *
+ * Versioning: RTMON_ABI_VERSION changes on any incompatible change; check it
+ * with RTMON_IOC_VERSION after open(). Structures passed to ioctls start
+ * with their size; the module refuses sizes it does not know (-EINVAL).
+ *
+ * Records: read() on /dev/rtmon returns whole struct rtm_record (see
+ * rtm_record.h, included below; RTM_REC_VERSION versions its layout), as
+ * many as fit in the buffer; a buffer smaller than one record is -EINVAL.
+ * read() blocks until a record is there unless O_NONBLOCK (-EAGAIN); poll()
+ * reports POLLIN when records wait. Only one open file may read records at a
+ * time (-EBUSY for a second reader): records are consumed by reading, and the
+ * one reader (normally rtmond) must see all of them. Every record carries a
+ * global sequence number: a gap means records were lost (ring overflow,
+ * counted in the counters).
+ *
+ * Permissions: the device is 0660 root:<monitor group> (udev rule in
+ * config/). Adding, removing and (re)starting targets needs CAP_SYS_ADMIN;
+ * the work markers and read-only queries are allowed to anyone who may open
+ * the device.
+ */
+#ifndef _UAPI_RTMON_H
+#define _UAPI_RTMON_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#include "rtm_record.h"
+
+#define RTMON_DEVICE		"/dev/rtmon"
+#define RTMON_ABI_VERSION	1
+
+#define RTMON_NAME_LEN		32	/* target labels, IRQ names */
+
+/* RTMON_IOC_VERSION: what this module is and how big it was made. */
+struct rtmon_version {
+	__u32 size;		/* in: sizeof(struct rtmon_version) */
+	__u32 abi_version;	/* out: RTMON_ABI_VERSION */
+	__u32 record_version;	/* out: RTM_REC_VERSION */
+	__u32 record_size;	/* out: sizeof(struct rtm_record) */
+	__u32 max_targets;	/* out: target ids are < max_targets */
+	__u32 max_hops;		/* out: RTM_REC_MAX_HOPS */
+	__u32 ncpus;		/* out: rings (possible cpus) */
+	__u32 nchains;		/* out: chain pool */
+	__u32 nbranches;	/* out: branch pool */
+	__u32 ring_slots;	/* out: records per cpu ring */
+	__u32 running;		/* out: 1 when tracking */
+	__u32 preempt_rt;	/* out: 1 on a PREEMPT_RT kernel */
+	char module_version[16];/* out: e.g. "0.2.0" */
+};
+
+/* target.end: where a chain ends */
+#define RTMON_END_SWITCH_IN	0	/* the target task is switched in */
+#define RTMON_END_BLOCK		1	/* the target task blocks again */
+#define RTMON_END_WORK_END	2	/* rtmon_work_end() with the chain's cookie */
+
+/* target.src: which events may start a chain for the target */
+#define RTMON_SRC_ANY		0	/* any hard IRQ or sleeper timer */
+#define RTMON_SRC_IRQ		1	/* one IRQ: target.irq or target.irq_name */
+#define RTMON_SRC_TIMER		2	/* sleeper hrtimers (nanosleep & co) */
+#define RTMON_SRC_IRQ_ANY	3	/* any hard IRQ, no timers */
+
+/* target.flags */
+#define RTMON_TF_MISSES_ONLY	0x1	/* records only for deadline misses and
+					 * timeouts (counters and histogram see
+					 * every chain) */
+#define RTMON_TF_ALL		(RTMON_TF_MISSES_ONLY)
+
+/*
+ * A target: which chains to follow to the end and against which deadline.
+ * Task filters (comm, pid, tgid) left empty/zero match any task; a target
+ * with no task filter and an IRQ source ends where the IRQ's own handling
+ * ends (its thread blocks again, or the hard IRQ returns without a thread).
+ */
+struct rtmon_target {
+	__u32 size;		/* in: sizeof(struct rtmon_target) */
+	__u32 id;		/* out of ADD; in for DEL/GET */
+	__u32 flags;		/* RTMON_TF_* */
+	__u32 end;		/* RTMON_END_* */
+	__u32 src;		/* RTMON_SRC_* */
+	__s32 irq;		/* RTMON_SRC_IRQ by number, else -1 */
+	char irq_name[RTMON_NAME_LEN];	/* RTMON_SRC_IRQ by the handler's
+					 * name (as in /proc/interrupts),
+					 * resolved when added; "" = by irq */
+	char comm[RTM_COMM_LEN];	/* task name, "" = any */
+	__u32 pid;		/* task (thread) id, 0 = any */
+	__u32 tgid;		/* process id, 0 = any */
+	__u64 deadline_ns;	/* 0 = none */
+	char name[RTMON_NAME_LEN];	/* label for status and records */
+	__u64 reserved[4];	/* zero */
+};
+
+/* RTMON_IOC_WORK_BEGIN / WORK_END: mark a chain's work by cookie. */
+struct rtmon_work {
+	__u64 cookie;
+};
+
+/* RTMON_IOC_COUNTERS: totals since load, summed over cpus. */
+struct rtmon_counters {
+	__u32 size;		/* in: sizeof(struct rtmon_counters) */
+	__u32 pad;
+	__u64 chains_started;
+	__u64 chains_completed;
+	__u64 chains_abandoned;	/* every branch ended before a target */
+	__u64 chains_expired;	/* reclaimed after max_age_ms */
+	__u64 chains_overdue;	/* reported open past the deadline */
+	__u64 deadline_misses;	/* completed past the deadline */
+	__u64 branches_opened;
+	__u64 branches_pruned;
+	__u64 records_emitted;
+	__u64 records_read;
+	__u64 drop_ring_full;
+	__u64 drop_no_chain;
+	__u64 drop_no_branch;
+	__u64 drop_task_table;
+	__u64 drop_cookie_table;
+	__u64 drop_hops;
+	__u64 probe_hits[16];	/* per probe, in the status file's order */
+	__u64 reserved[8];
+};
+
+#define RTMON_IOC_MAGIC		0xb7
+#define RTMON_IOC_VERSION	_IOWR(RTMON_IOC_MAGIC, 0x00, struct rtmon_version)
+#define RTMON_IOC_TARGET_ADD	_IOWR(RTMON_IOC_MAGIC, 0x01, struct rtmon_target)
+#define RTMON_IOC_TARGET_DEL	_IOW(RTMON_IOC_MAGIC, 0x02, __u32)
+#define RTMON_IOC_TARGET_GET	_IOWR(RTMON_IOC_MAGIC, 0x03, struct rtmon_target)
+#define RTMON_IOC_START		_IO(RTMON_IOC_MAGIC, 0x04)
+#define RTMON_IOC_STOP		_IO(RTMON_IOC_MAGIC, 0x05)
+#define RTMON_IOC_COUNTERS	_IOWR(RTMON_IOC_MAGIC, 0x06, struct rtmon_counters)
+#define RTMON_IOC_WORK_BEGIN	_IOW(RTMON_IOC_MAGIC, 0x10, struct rtmon_work)
+#define RTMON_IOC_WORK_END	_IOW(RTMON_IOC_MAGIC, 0x11, struct rtmon_work)
+
+#endif /* _UAPI_RTMON_H */

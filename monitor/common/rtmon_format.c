@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtmon_format.c - record output shared by the tools (rtmon_format.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtmon_format.h"
+
+static void rtmon_comm(char *dst, const uint8_t *src)
+{
+	memcpy(dst, src, RTM_COMM_LEN);
+	dst[RTM_COMM_LEN] = 0;
+}
+
+/* What the hop's pid field means depends on its type. */
+static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
+{
+	char comm[RTM_COMM_LEN + 1];
+
+	rtmon_comm(comm, h->comm);
+	switch (h->type) {
+	case RTM_HOP_IRQ:
+	case RTM_HOP_IRQ_EXIT:
+		snprintf(buf, len, "irq %u%s%s", h->pid, comm[0] ? " " : "", comm);
+		break;
+	case RTM_HOP_SOFTIRQ_RAISE:
+	case RTM_HOP_SOFTIRQ_ENTRY:
+		snprintf(buf, len, "vec %u", h->pid);
+		break;
+	case RTM_HOP_TIMER:
+	case RTM_HOP_TIMER_RUN:
+		snprintf(buf, len, "timer %u", h->pid);
+		break;
+	default:
+		snprintf(buf, len, "%s[%u]", comm[0] ? comm : "?", h->pid);
+	}
+}
+
+json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
+{
+	char comm[RTM_COMM_LEN + 1], who[64];
+	json_t *o, *hops, *flags;
+	uint64_t prev = r->start_ns;
+	unsigned int i;
+
+	rtmon_comm(comm, r->target_comm);
+	flags = json_array();
+	if (r->flags & RTM_REC_F_DEADLINE_MISS)
+		json_array_append_new(flags, json_string("deadline_miss"));
+	if (r->flags & RTM_REC_F_TIMEOUT)
+		json_array_append_new(flags, json_string("timeout"));
+	if (r->flags & RTM_REC_F_WAS_OVERDUE)
+		json_array_append_new(flags, json_string("was_overdue"));
+	if (r->flags & RTM_REC_F_TRUNCATED)
+		json_array_append_new(flags, json_string("truncated"));
+	if (r->flags & RTM_REC_F_DROPPED_HOPS)
+		json_array_append_new(flags, json_string("dropped_hops"));
+	if (r->flags & RTM_REC_F_MERGED)
+		json_array_append_new(flags, json_string("merged"));
+
+	hops = json_array();
+	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
+		const struct rtm_rec_hop *h = &r->hops[i];
+		char hc[RTM_COMM_LEN + 1];
+
+		rtmon_comm(hc, h->comm);
+		rtmon_hop_who(who, sizeof(who), h);
+		json_array_append_new(hops, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:I, s:I}",
+			"event", rtmon_hop_name(h->type), "cpu", (int)h->cpu,
+			"pid", (json_int_t)h->pid, "comm", hc,
+			"ctx", rtmon_ctx_name(h->ctx), "what", who,
+			"ts_ns", (json_int_t)h->ts_ns,
+			"delta_ns", (json_int_t)(h->ts_ns > prev ? h->ts_ns - prev : 0)));
+		if (h->ts_ns > prev)
+			prev = h->ts_ns;
+	}
+	o = json_pack("{s:I, s:i, s:s, s:I, s:i, s:s?, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:b, s:o, s:i, s:i, s:o}",
+		"seq", (json_int_t)r->seq, "version", (int)r->version,
+		"kind", r->kind == RTM_KIND_TIMER ? "timer" : "irq",
+		"source", (json_int_t)r->source,
+		"target", r->target_id == RTM_TARGET_NONE ? -1 : (int)r->target_id,
+		"target_name", target_name,
+		"pid", (json_int_t)r->target_pid, "tgid", (json_int_t)r->target_tgid,
+		"comm", comm,
+		"start_ns", (json_int_t)r->start_ns, "end_ns", (json_int_t)r->end_ns,
+		"latency_ns", (json_int_t)r->latency_ns,
+		"deadline_ns", (json_int_t)r->deadline_ns,
+		"miss", !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)),
+		"flags", flags, "cpu", (int)r->cpu, "path_len", (int)r->path_len,
+		"hops", hops);
+	return o;
+}
+
+const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	return buf;
+}
+
+void rtmon_record_print(FILE *f, const struct rtm_record *r,
+			const char *target_name)
+{
+	char comm[RTM_COMM_LEN + 1], who[64], a[32], b[32];
+	uint64_t prev = r->start_ns;
+	unsigned int i;
+
+	rtmon_comm(comm, r->target_comm);
+	fprintf(f, "#%llu %s %llu -> %s[%u] target %s latency %s",
+		r->seq, r->kind == RTM_KIND_TIMER ? "timer" : "irq", r->source,
+		comm[0] ? comm : "?", r->target_pid,
+		target_name ? target_name : "-",
+		rtmon_fmt_ns(a, sizeof(a), r->latency_ns));
+	if (r->deadline_ns)
+		fprintf(f, " deadline %s", rtmon_fmt_ns(b, sizeof(b), r->deadline_ns));
+	if (r->flags & RTM_REC_F_DEADLINE_MISS)
+		fputs(" MISS", f);
+	if (r->flags & RTM_REC_F_TIMEOUT)
+		fputs(" OVERDUE(open)", f);
+	if (r->flags & RTM_REC_F_TRUNCATED)
+		fprintf(f, " (path of %u hops, first and last %u shown)",
+			r->path_len, r->nhops);
+	fputc('\n', f);
+	fprintf(f, "  %-3s %-13s %-4s %-8s %-28s %14s\n", "hop", "event", "cpu",
+		"context", "who", "+time");
+	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
+		const struct rtm_rec_hop *h = &r->hops[i];
+
+		rtmon_hop_who(who, sizeof(who), h);
+		fprintf(f, "  %-3u %-13s %-4u %-8s %-28s %14s\n", i,
+			rtmon_hop_name(h->type), h->cpu, rtmon_ctx_name(h->ctx),
+			who, rtmon_fmt_ns(a, sizeof(a),
+					  h->ts_ns > prev ? h->ts_ns - prev : 0));
+		if (h->ts_ns > prev)
+			prev = h->ts_ns;
+	}
+}
+
+int rtmon_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || !isfinite(v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			v *= units[i].mul;
+			if (v > 1e19)
+				return -1;
+			*ns = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}

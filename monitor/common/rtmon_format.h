@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtmon_format.h - how rtmon's tools show a chain record: as JSON (jansson)
+ * and as text with an aligned per-hop table. Shared by rtmonctl, rtmond
+ * and rtmon-replay so every tool prints records the same way.
+ */
+#ifndef RTMON_FORMAT_H
+#define RTMON_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "rtmon/rtmon.h"
+
+/* A new JSON object for the record (caller json_decref()s it). */
+json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
+/* One summary line, then one line per hop with the time since the last. */
+void rtmon_record_print(FILE *f, const struct rtm_record *r,
+			const char *target_name);
+/* "12.345 us" style, into buf. */
+const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns);
+/*
+ * Parse a duration with a unit: "250ns", "100us", "1.5ms", "2s".
+ * 0 on success, -1 on a missing/unknown unit or a bad number.
+ */
+int rtmon_parse_duration(const char *s, uint64_t *ns);
+
+#endif /* RTMON_FORMAT_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * rtmon/rtmon.h - librtmon: talk to the rtmon kernel module.
+ *
+ * Two uses:
+ *
+ * 1. Marking end-of-processing in an application (the common case):
+ *
+ *	#include <rtmon/rtmon.h>
+ *	...
+ *	rtmon_work_begin(cookie);	// where a work item is taken up
+ *	...				// possibly on another thread:
+ *	rtmon_work_end(cookie);		// where its processing is done
+ *
+ *    The markers open /dev/rtmon once per process (thread-safe), then cost
+ *    one ioctl each and never allocate. They return 0, or -errno (e.g.
+ *    -ENOENT when the module is not loaded); an application may ignore the
+ *    result: monitoring must never break the monitored program.
+ *
+ * 2. Controlling the module and reading its records (rtmond, rtmonctl):
+ *    rtmon_open(), the target functions, rtmon_read_records().
+ *
+ * All functions return 0 or a positive count on success and -errno on
+ * failure; none prints anything. The kernel ABI (record layout, ioctls)
+ * is <rtmon/uapi/rtmon.h>.
+ */
+#ifndef RTMON_RTMON_H
+#define RTMON_RTMON_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "uapi/rtmon.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- markers ---- */
+
+/* A chain's work item is taken up (by the thread that was woken). */
+int rtmon_work_begin(uint64_t cookie);
+/* The work item with this cookie is done (any thread of the process). */
+int rtmon_work_end(uint64_t cookie);
+
+/* ---- control ---- */
+
+struct rtmon;
+
+/*
+ * Open the device (NULL: RTMON_DEVICE). On failure returns NULL with errno
+ * set: ENOENT (module not loaded), EACCES (not in the device's group).
+ * Checks the module's ABI version: EPROTO when it differs from this
+ * library's.
+ */
+struct rtmon *rtmon_open(const char *path);
+void rtmon_close(struct rtmon *r);
+/* For poll(): readable when records wait. */
+int rtmon_fd(const struct rtmon *r);
+
+int rtmon_version(struct rtmon *r, struct rtmon_version *v);
+int rtmon_counters(struct rtmon *r, struct rtmon_counters *c);
+int rtmon_start(struct rtmon *r);
+int rtmon_stop(struct rtmon *r);
+
+/* Initialise t with "match anything" filters (irq -1, sizes set). */
+void rtmon_target_init(struct rtmon_target *t);
+/* Add t (needs CAP_SYS_ADMIN); on success t->id is its id. */
+int rtmon_target_add(struct rtmon *r, struct rtmon_target *t);
+int rtmon_target_del(struct rtmon *r, uint32_t id);
+/* 0 and *t filled, or -ENOENT if no target has this id. */
+int rtmon_target_get(struct rtmon *r, uint32_t id, struct rtmon_target *t);
+
+/*
+ * Read up to max records into recs. Blocks until at least one is there
+ * unless the device was opened non-blocking (then -EAGAIN when none).
+ * Returns the number read. The first reader of a device owns the record
+ * stream; a second gets -EBUSY.
+ */
+int rtmon_read_records(struct rtmon *r, struct rtm_record *recs, size_t max);
+/* Make reads non-blocking (1) or blocking (0). */
+int rtmon_set_nonblock(struct rtmon *r, int nonblock);
+
+/* Names for the ABI's numbers ("switch_in", "waking", "hardirq", ...). */
+const char *rtmon_end_name(uint32_t end);
+int rtmon_end_parse(const char *s, uint32_t *end);
+const char *rtmon_hop_name(uint32_t type);
+const char *rtmon_ctx_name(uint32_t ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RTMON_RTMON_H */

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtmonctl - control rtmon and look at what it measured.
+ *
+ *   rtmonctl status [--json]
+ *   rtmonctl targets add [options]     (see 'rtmonctl targets add --help')
+ *   rtmonctl targets del ID
+ *   rtmonctl targets list [--json]
+ *   rtmonctl start | stop
+ *   rtmonctl records [--json] [-n COUNT] [-t SECONDS]
+ *
+ * Errors go to stderr with a non-zero exit status: 1 for a failed
+ * operation, 2 for bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "rtmon/rtmon.h"
+#include "rtmon_format.h"
+
+static const char *prog = "rtmonctl";
+
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	exit(2);
+}
+
+static void __attribute__((noreturn, format(printf, 2, 3))) fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Open the device with a message a person can act on. */
+static struct rtmon *open_dev(void)
+{
+	struct rtmon *r = rtmon_open(NULL);
+
+	if (r)
+		return r;
+	switch (errno) {
+	case ENOENT:
+		fail(0, "%s not found: is the rtmon module loaded? (modprobe rtmon)",
+		     RTMON_DEVICE);
+	case EACCES:
+	case EPERM:
+		fail(0, "no permission to open %s: run as root or join the device's group",
+		     RTMON_DEVICE);
+	case EPROTO:
+		fail(0, "the loaded rtmon module speaks another ABI version than this rtmonctl (%d)",
+		     RTMON_ABI_VERSION);
+	default:
+		fail(errno, "cannot open %s", RTMON_DEVICE);
+	}
+}
+
+static void json_out(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(j);
+}
+
+static int want_json(int *argc, char ***argv)
+{
+	int i, j = 0;
+
+	for (i = 1; i < *argc; i++)
+		if (!strcmp((*argv)[i], "--json")) {
+			memmove(&(*argv)[i], &(*argv)[i + 1],
+				(*argc - i) * sizeof(char *));
+			(*argc)--;
+			j = 1;
+			i--;
+		}
+	return j;
+}
+
+static json_t *target_json(const struct rtmon_target *t)
+{
+	static const char *const srcs[] = { "any", "irq", "timer", "any_irq" };
+
+	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:I, s:b}",
+		"id", (int)t->id, "name", t->name, "comm", t->comm,
+		"pid", (int)t->pid, "tgid", (int)t->tgid,
+		"source", t->src < 4 ? srcs[t->src] : "?",
+		"irq_name", t->irq_name, "irq", t->irq,
+		"end", rtmon_end_name(t->end),
+		"deadline_ns", (json_int_t)t->deadline_ns,
+		"misses_only", !!(t->flags & RTMON_TF_MISSES_ONLY));
+}
+
+static int cmd_targets_list(struct rtmon *r, int json)
+{
+	struct rtmon_version v;
+	struct rtmon_target t;
+	json_t *arr = json_array();
+	uint32_t id;
+	int err;
+
+	err = rtmon_version(r, &v);
+	if (err)
+		fail(-err, "version query failed");
+	if (!json)
+		printf("%-3s %-16s %-16s %-7s %-7s %-14s %-9s %s\n", "id", "name",
+		       "comm", "pid", "tgid", "source", "end", "deadline");
+	for (id = 0; id < v.max_targets; id++) {
+		char src[48], dl[32];
+
+		err = rtmon_target_get(r, id, &t);
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			fail(-err, "reading target %u failed", id);
+		if (json) {
+			json_array_append_new(arr, target_json(&t));
+			continue;
+		}
+		if (t.src == RTMON_SRC_IRQ)
+			snprintf(src, sizeof(src), "irq %d%s%s", t.irq,
+				 t.irq_name[0] ? " " : "", t.irq_name);
+		else
+			snprintf(src, sizeof(src), "%s", t.src == RTMON_SRC_TIMER ?
+				 "timer" : t.src == RTMON_SRC_IRQ_ANY ? "any irq" : "any");
+		printf("%-3u %-16s %-16s %-7u %-7u %-14s %-9s %s%s\n", t.id,
+		       t.name[0] ? t.name : "-", t.comm[0] ? t.comm : "*",
+		       t.pid, t.tgid, src, rtmon_end_name(t.end),
+		       t.deadline_ns ? rtmon_fmt_ns(dl, sizeof(dl), t.deadline_ns) : "-",
+		       t.flags & RTMON_TF_MISSES_ONLY ? " (misses only)" : "");
+	}
+	if (json)
+		json_out(arr);
+	else
+		json_decref(arr);
+	return 0;
+}
+
+static void copy_str(char *dst, size_t len, const char *src, const char *what)
+{
+	if (strlen(src) >= len)
+		usage_error("%s '%s' is too long (at most %zu characters)", what,
+			    src, len - 1);
+	strcpy(dst, src);
+}
+
+static uint32_t parse_u32(const char *s, const char *what)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-')
+		usage_error("bad %s '%s'", what, s);
+	return (uint32_t)v;
+}
+
+static const char targets_add_help[] =
+	"usage: rtmonctl targets add [--name LABEL] [--comm NAME] [--pid PID] [--tgid PID]\n"
+	"                            [--irq NUMBER|NAME | --timer | --any-irq]\n"
+	"                            [--end switch_in|block|work_end] [--deadline DURATION]\n"
+	"                            [--misses-only] [--json]\n"
+	"Chains start at any IRQ or sleeper timer unless a source is given; they end\n"
+	"where the end condition says (default switch_in). DURATION has a unit:\n"
+	"250us, 1.5ms, 2s.\n";
+
+static int cmd_targets_add(int argc, char **argv, int json)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'N' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tgid", required_argument, NULL, 'g' },
+		{ "irq", required_argument, NULL, 'i' },
+		{ "timer", no_argument, NULL, 'T' },
+		{ "any-irq", no_argument, NULL, 'A' },
+		{ "end", required_argument, NULL, 'e' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "misses-only", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct rtmon_target t;
+	struct rtmon *r;
+	uint64_t dl;
+	int c, err;
+
+	rtmon_target_init(&t);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			copy_str(t.name, sizeof(t.name), optarg, "name");
+			break;
+		case 'c':
+			copy_str(t.comm, sizeof(t.comm), optarg, "task name");
+			break;
+		case 'p':
+			t.pid = parse_u32(optarg, "pid");
+			break;
+		case 'g':
+			t.tgid = parse_u32(optarg, "tgid");
+			break;
+		case 'i':
+			if (t.src != RTMON_SRC_ANY)
+				usage_error("give one source only");
+			t.src = RTMON_SRC_IRQ;
+			if (optarg[0] >= '0' && optarg[0] <= '9')
+				t.irq = (int32_t)parse_u32(optarg, "irq number");
+			else
+				copy_str(t.irq_name, sizeof(t.irq_name), optarg, "irq name");
+			break;
+		case 'T':
+		case 'A':
+			if (t.src != RTMON_SRC_ANY)
+				usage_error("give one source only");
+			t.src = c == 'T' ? RTMON_SRC_TIMER : RTMON_SRC_IRQ_ANY;
+			break;
+		case 'e':
+			if (rtmon_end_parse(optarg, &t.end))
+				usage_error("unknown end condition '%s' (switch_in, block, work_end)",
+					    optarg);
+			break;
+		case 'd':
+			if (rtmon_parse_duration(optarg, &dl))
+				usage_error("bad deadline '%s' (a number with a unit: 100us, 2ms)",
+					    optarg);
+			t.deadline_ns = dl;
+			break;
+		case 'm':
+			t.flags |= RTMON_TF_MISSES_ONLY;
+			break;
+		case 'h':
+			fputs(targets_add_help, stdout);
+			return 0;
+		default:
+			fputs(targets_add_help, stderr);
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (!t.comm[0] && !t.pid && !t.tgid && t.src != RTMON_SRC_IRQ)
+		usage_error("a target needs a task (--comm/--pid/--tgid) or an --irq");
+	r = open_dev();
+	err = rtmon_target_add(r, &t);
+	if (err == -EPERM)
+		fail(0, "adding targets needs CAP_SYS_ADMIN (run as root)");
+	if (err == -ENOENT && t.irq_name[0])
+		fail(0, "no interrupt handler named '%s' (see /proc/interrupts)", t.irq_name);
+	if (err == -ENOSPC)
+		fail(0, "all target slots are in use");
+	if (err)
+		fail(-err, "adding the target failed");
+	if (json)
+		json_out(target_json(&t));
+	else
+		printf("target %u added\n", t.id);
+	return 0;
+}
+
+static int cmd_targets(int argc, char **argv, int json)
+{
+	struct rtmon *r;
+	int err;
+
+	if (argc < 2)
+		usage_error("targets: add, del or list?");
+	if (!strcmp(argv[1], "list"))
+		return cmd_targets_list(open_dev(), json);
+	if (!strcmp(argv[1], "add"))
+		return cmd_targets_add(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "del")) {
+		uint32_t id;
+
+		if (argc != 3)
+			usage_error("usage: rtmonctl targets del ID");
+		id = parse_u32(argv[2], "target id");
+		r = open_dev();
+		err = rtmon_target_del(r, id);
+		if (err == -ENOENT)
+			fail(0, "no target %s", argv[2]);
+		if (err == -EPERM)
+			fail(0, "removing targets needs CAP_SYS_ADMIN (run as root)");
+		if (err)
+			fail(-err, "removing target %s failed", argv[2]);
+		return 0;
+	}
+	usage_error("targets: unknown command '%s'", argv[1]);
+}
+
+static json_t *counters_json(const struct rtmon_counters *c)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I}}",
+		"chains_started", (json_int_t)c->chains_started,
+		"chains_completed", (json_int_t)c->chains_completed,
+		"chains_abandoned", (json_int_t)c->chains_abandoned,
+		"chains_expired", (json_int_t)c->chains_expired,
+		"chains_overdue", (json_int_t)c->chains_overdue,
+		"deadline_misses", (json_int_t)c->deadline_misses,
+		"branches_opened", (json_int_t)c->branches_opened,
+		"branches_pruned", (json_int_t)c->branches_pruned,
+		"records_emitted", (json_int_t)c->records_emitted,
+		"records_read", (json_int_t)c->records_read,
+		"drops",
+		"ring_full", (json_int_t)c->drop_ring_full,
+		"no_chain", (json_int_t)c->drop_no_chain,
+		"no_branch", (json_int_t)c->drop_no_branch,
+		"task_table", (json_int_t)c->drop_task_table,
+		"cookie_table", (json_int_t)c->drop_cookie_table,
+		"hops", (json_int_t)c->drop_hops);
+}
+
+static int cmd_status(int json)
+{
+	struct rtmon *r = open_dev();
+	struct rtmon_counters c;
+	struct rtmon_version v;
+	int err;
+
+	err = rtmon_version(r, &v);
+	if (!err)
+		err = rtmon_counters(r, &c);
+	if (err)
+		fail(-err, "querying the module failed");
+	if (json) {
+		json_out(json_pack("{s:s, s:i, s:b, s:b, s:i, s:i, s:i, s:i, s:o}",
+			"module_version", v.module_version, "abi", (int)v.abi_version,
+			"running", v.running, "preempt_rt", v.preempt_rt,
+			"ncpus", (int)v.ncpus, "nchains", (int)v.nchains,
+			"nbranches", (int)v.nbranches, "ring_slots", (int)v.ring_slots,
+			"counters", counters_json(&c)));
+		return 0;
+	}
+	printf("rtmon %s (ABI %u) %s, %s kernel, %u cpus\n", v.module_version,
+	       v.abi_version, v.running ? "tracking" : "stopped",
+	       v.preempt_rt ? "PREEMPT_RT" : "non-RT", v.ncpus);
+	printf("chains: %llu started, %llu completed, %llu"
+	       " abandoned, %llu expired, %llu overdue, %llu misses\n",
+	       c.chains_started, c.chains_completed, c.chains_abandoned,
+	       c.chains_expired, c.chains_overdue, c.deadline_misses);
+	printf("records: %llu emitted, %llu read\n",
+	       c.records_emitted, c.records_read);
+	printf("drops: ring full %llu, no chain %llu, no branch %llu"
+	       ", task table %llu, cookie table %llu, hops %llu\n",
+	       c.drop_ring_full, c.drop_no_chain, c.drop_no_branch,
+	       c.drop_task_table, c.drop_cookie_table, c.drop_hops);
+	return cmd_targets_list(r, 0);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read records until COUNT were printed or SECONDS passed with none. */
+static int cmd_records(int argc, char **argv, int json)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "stamp", no_argument, NULL, 's' },
+		{ 0 }
+	};
+	struct rtm_record recs[16];
+	int stamp = 0;
+	double timeout = 1, deadline;
+	long count = -1, got = 0;
+	struct rtmon *r;
+	int c, n, i;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			count = strtol(optarg, &end, 10);
+			if (*end || count < 1)
+				usage_error("bad count '%s'", optarg);
+			break;
+		case 't':
+			timeout = strtod(optarg, &end);
+			if (*end || timeout < 0)
+				usage_error("bad timeout '%s' (seconds)", optarg);
+			break;
+		case 's':
+			stamp = 1;
+			break;
+		default:
+			exit(2);
+		}
+	}
+	r = open_dev();
+	if (rtmon_set_nonblock(r, 1))
+		fail(errno, "fcntl");
+	deadline = now_s() + timeout;
+	while (count < 0 || got < count) {
+		struct pollfd p = { .fd = rtmon_fd(r), .events = POLLIN };
+		int ms = (int)((deadline - now_s()) * 1000);
+
+		n = rtmon_read_records(r, recs, count < 0 || count - got > 16 ?
+				       16 : (size_t)(count - got));
+		if (n == -EAGAIN) {
+			if (ms <= 0)
+				break;
+			poll(&p, 1, ms);
+			continue;
+		}
+		if (n == -EBUSY)
+			fail(0, "another process (rtmond?) is reading the records");
+		if (n < 0)
+			fail(-n, "reading records failed");
+		for (i = 0; i < n; i++) {
+			if (json) {
+				json_t *o = rtmon_record_json(&recs[i], NULL);
+
+				if (stamp)	/* when the reader got it */
+					json_object_set_new(o, "read_ns",
+						json_integer((json_int_t)(now_s() * 1e9)));
+				json_out(o);
+			} else
+				rtmon_record_print(stdout, &recs[i], NULL);
+		}
+		got += n;
+		deadline = now_s() + timeout;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static const char help[] =
+	"usage: rtmonctl [--json] COMMAND [ARGS]\n"
+	"  status                     module state, counters and targets\n"
+	"  targets add [OPTIONS]      follow chains to a task or IRQ (--help for options)\n"
+	"  targets del ID             stop following a target\n"
+	"  targets list               the targets\n"
+	"  start | stop               start or stop tracking\n"
+	"  records [-n N] [-t SEC] [--stamp]\n"
+	"                             print chain records as they come (until N, or SEC\n"
+	"                             idle); --stamp adds the time each was read\n"
+	"--json gives one JSON document (records: one per line).\n";
+
+int main(int argc, char **argv)
+{
+	int json = want_json(&argc, &argv), err;
+	struct rtmon *r;
+
+	if (argc < 2)
+		usage_error("no command given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(help, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "status"))
+		return cmd_status(json);
+	if (!strcmp(argv[1], "targets"))
+		return cmd_targets(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "records"))
+		return cmd_records(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "start") || !strcmp(argv[1], "stop")) {
+		r = open_dev();
+		err = argv[1][2] == 'a' ? rtmon_start(r) : rtmon_stop(r);
+		if (err == -EPERM)
+			fail(0, "%s needs CAP_SYS_ADMIN (run as root)", argv[1]);
+		if (err)
+			fail(-err, "%s failed", argv[1]);
+		return 0;
+	}
+	usage_error("unknown command '%s'", argv[1]);
+}

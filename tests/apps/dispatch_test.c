@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dispatch_test - an application shaped like the ones rtmon watches:
+ *
+ *   feeder thread      blocks in pread() on a file served by a device
+ *                      (a virtio-9p share in the test VM: every read is a
+ *                      request answered by that device's interrupt), then
+ *                      writes the item number to an eventfd;
+ *   dispatcher thread  blocks on the eventfd, marks rtmon_work_begin(item)
+ *                      and hands the item to the worker through a queue;
+ *   worker thread      takes the item, works (spins) and marks
+ *                      rtmon_work_end(item).
+ *
+ * So a chain runs IRQ -> (IRQ thread on PREEMPT_RT) -> feeder -> dispatcher
+ * -> worker, ending at the worker's work_end. For every item it prints one
+ * JSON line with the item's cookie, the thread ids, and CLOCK_MONOTONIC
+ * times taken right before each marker, for the test to join with rtmon's
+ * records.
+ *
+ *   dispatch_test -f FILE [-n ITEMS] [-p PERIOD_US] [-w WORK_US]
+ *                 [-s SLOW_EVERY] [-S SLOW_WORK_US]
+ *
+ * Every SLOW_EVERY-th item the worker spins SLOW_WORK_US instead of
+ * WORK_US (to provoke deadline misses).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtmon/rtmon.h"
+
+static const char *file;
+static long items = 100, period_us = 5000, work_us = 50;
+static long slow_every, slow_us = 3000;
+static int efd;
+
+struct item {
+	uint64_t cookie;
+	uint64_t t_read_done, t_begin, t_end;
+	pid_t feeder, dispatcher, worker;
+};
+static struct item *log_items;
+
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t q_item;		/* 0 = empty */
+static uint64_t done_upto;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static pid_t tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void spin_us(long us)
+{
+	uint64_t end = now_ns() + (uint64_t)us * 1000;
+
+	while (now_ns() < end)
+		;
+}
+
+static void *feeder(void *arg)
+{
+	char buf[64];
+	uint64_t i;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0) {
+		perror(file);
+		exit(1);
+	}
+	for (i = 1; i <= (uint64_t)items; i++) {
+		struct timespec p = { 0, period_us * 1000 };
+
+		nanosleep(&p, NULL);
+		if (pread(fd, buf, sizeof(buf), 0) < 0) {
+			perror("pread");
+			exit(1);
+		}
+		log_items[i].feeder = tid();
+		log_items[i].t_read_done = now_ns();
+		if (write(efd, &i, sizeof(i)) != sizeof(i)) {
+			perror("eventfd write");
+			exit(1);
+		}
+		/* one item in flight at a time: chains stay apart */
+		pthread_mutex_lock(&q_lock);
+		while (done_upto < i)
+			pthread_cond_wait(&done_cond, &q_lock);
+		pthread_mutex_unlock(&q_lock);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *dispatcher(void *arg)
+{
+	uint64_t n, i;
+
+	for (i = 1; i <= (uint64_t)items; i++) {
+		if (read(efd, &n, sizeof(n)) != sizeof(n)) {
+			perror("eventfd read");
+			exit(1);
+		}
+		log_items[i].dispatcher = tid();
+		log_items[i].t_begin = now_ns();
+		rtmon_work_begin(i);
+		pthread_mutex_lock(&q_lock);
+		q_item = i;
+		pthread_cond_signal(&q_cond);
+		pthread_mutex_unlock(&q_lock);
+	}
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	uint64_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&q_lock);
+		while (!q_item)
+			pthread_cond_wait(&q_cond, &q_lock);
+		i = q_item;
+		q_item = 0;
+		pthread_mutex_unlock(&q_lock);
+
+		spin_us(slow_every && i % slow_every == 0 ? slow_us : work_us);
+		log_items[i].worker = tid();
+		log_items[i].t_end = now_ns();
+		rtmon_work_end(i);
+
+		pthread_mutex_lock(&q_lock);
+		done_upto = i;
+		pthread_cond_broadcast(&done_cond);
+		pthread_mutex_unlock(&q_lock);
+		if (i == (uint64_t)items)
+			return NULL;
+	}
+}
+
+static long num(const char *s, const char *what)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || end == s || v < 0) {
+		fprintf(stderr, "dispatch_test: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t f, d, w;
+	long i;
+	int c;
+
+	while ((c = getopt(argc, argv, "f:n:p:w:s:S:")) != -1) {
+		switch (c) {
+		case 'f': file = optarg; break;
+		case 'n': items = num(optarg, "item count"); break;
+		case 'p': period_us = num(optarg, "period"); break;
+		case 'w': work_us = num(optarg, "work time"); break;
+		case 's': slow_every = num(optarg, "slow interval"); break;
+		case 'S': slow_us = num(optarg, "slow work time"); break;
+		default:
+			fprintf(stderr, "usage: dispatch_test -f FILE [-n N] [-p US] [-w US] [-s K] [-S US]\n");
+			return 2;
+		}
+	}
+	if (!file || items < 1) {
+		fprintf(stderr, "dispatch_test: -f FILE and -n >= 1 needed\n");
+		return 2;
+	}
+	log_items = calloc(items + 1, sizeof(*log_items));
+	efd = eventfd(0, 0);
+	if (!log_items || efd < 0) {
+		perror("setup");
+		return 1;
+	}
+	/* open the marker device before the first item */
+	c = rtmon_work_end(0);
+	if (c && c != -ENOENT)
+		fprintf(stderr, "dispatch_test: rtmon markers: %s\n", strerror(-c));
+	pthread_create(&w, NULL, worker, NULL);
+	pthread_create(&d, NULL, dispatcher, NULL);
+	pthread_create(&f, NULL, feeder, NULL);
+	pthread_join(f, NULL);
+	pthread_join(d, NULL);
+	pthread_join(w, NULL);
+	for (i = 1; i <= items; i++) {
+		struct item *it = &log_items[i];
+
+		printf("{\"cookie\":%ld,\"feeder\":%d,\"dispatcher\":%d,\"worker\":%d,"
+		       "\"t_read_done\":%" PRIu64 ",\"t_begin\":%" PRIu64 ",\"t_end\":%" PRIu64 ","
+		       "\"slow\":%s}\n", i, it->feeder, it->dispatcher, it->worker,
+		       it->t_read_done, it->t_begin, it->t_end,
+		       slow_every && i % slow_every == 0 ? "true" : "false");
+	}
+	return 0;
+}
