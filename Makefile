@@ -4,6 +4,7 @@
 #   make             build rtmon.ko for BOARD (default qemu-x86_64-rt)
 #   make check       run every test (unit + QEMU); ends with "N passed, N failed"
 #   make demo        boot the emulated PREEMPT_RT board and show rtmon at work
+#   make bench       benchmarks: core instructions/event, module overhead in QEMU
 #   make kmod BOARD=NAME | KDIR=/path [ARCH=.. CROSS_COMPILE=..]
 #   make clean
 
@@ -28,7 +29,11 @@ check:
 demo:
 	scripts/demo $(BOARD)
 
+bench:
+	$(MAKE) -C tests/core bench
+	tests/bench/kmod/run $(BOARD)
+
 clean:
 	rm -rf build
 
-.PHONY: all deps kmod check demo clean
+.PHONY: all deps kmod check demo bench clean

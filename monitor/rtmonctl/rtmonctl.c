@@ -29,6 +29,8 @@
 
 static const char *prog = "rtmonctl";
 
+#define RTMON_MAX_TARGET_IDS	64	/* >= the module's max_targets */
+
 static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -372,6 +374,26 @@ static int cmd_status(int json)
 	return cmd_targets_list(r, 0);
 }
 
+/* Target labels by id, to name them in records (read once at start). */
+static char target_names[RTMON_MAX_TARGET_IDS][RTMON_NAME_LEN];
+
+static void load_target_names(struct rtmon *r)
+{
+	struct rtmon_target t;
+	uint32_t id;
+
+	for (id = 0; id < RTMON_MAX_TARGET_IDS; id++)
+		if (!rtmon_target_get(r, id, &t))
+			memcpy(target_names[id], t.name, sizeof(t.name));
+}
+
+static const char *target_name(uint32_t id)
+{
+	if (id >= RTMON_MAX_TARGET_IDS || !target_names[id][0])
+		return NULL;
+	return target_names[id];
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -387,10 +409,11 @@ static int cmd_records(int argc, char **argv, int json)
 		{ "count", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stamp", no_argument, NULL, 's' },
+		{ "misses", no_argument, NULL, 'm' },
 		{ 0 }
 	};
 	struct rtm_record recs[16];
-	int stamp = 0;
+	int stamp = 0, misses = 0;
 	double timeout = 1, deadline;
 	long count = -1, got = 0;
 	struct rtmon *r;
@@ -413,6 +436,9 @@ static int cmd_records(int argc, char **argv, int json)
 		case 's':
 			stamp = 1;
 			break;
+		case 'm':
+			misses = 1;
+			break;
 		default:
 			exit(2);
 		}
@@ -420,6 +446,7 @@ static int cmd_records(int argc, char **argv, int json)
 	r = open_dev();
 	if (rtmon_set_nonblock(r, 1))
 		fail(errno, "fcntl");
+	load_target_names(r);
 	deadline = now_s() + timeout;
 	while (count < 0 || got < count) {
 		struct pollfd p = { .fd = rtmon_fd(r), .events = POLLIN };
@@ -438,15 +465,20 @@ static int cmd_records(int argc, char **argv, int json)
 		if (n < 0)
 			fail(-n, "reading records failed");
 		for (i = 0; i < n; i++) {
+			if (misses && !(recs[i].flags & (RTM_REC_F_DEADLINE_MISS |
+							 RTM_REC_F_TIMEOUT)))
+				continue;
 			if (json) {
-				json_t *o = rtmon_record_json(&recs[i], NULL);
+				json_t *o = rtmon_record_json(&recs[i],
+							target_name(recs[i].target_id));
 
 				if (stamp)	/* when the reader got it */
 					json_object_set_new(o, "read_ns",
 						json_integer((json_int_t)(now_s() * 1e9)));
 				json_out(o);
 			} else
-				rtmon_record_print(stdout, &recs[i], NULL);
+				rtmon_record_print(stdout, &recs[i],
+						   target_name(recs[i].target_id));
 		}
 		got += n;
 		deadline = now_s() + timeout;
@@ -462,9 +494,10 @@ static const char help[] =
 	"  targets del ID             stop following a target\n"
 	"  targets list               the targets\n"
 	"  start | stop               start or stop tracking\n"
-	"  records [-n N] [-t SEC] [--stamp]\n"
+	"  records [-n N] [-t SEC] [--stamp] [--misses]\n"
 	"                             print chain records as they come (until N, or SEC\n"
-	"                             idle); --stamp adds the time each was read\n"
+	"                             idle); --stamp adds the time each was read,\n"
+	"                             --misses shows deadline misses and timeouts only\n"
 	"--json gives one JSON document (records: one per line).\n";
 
 int main(int argc, char **argv)
