@@ -201,7 +201,7 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 		pc = &c->cpus[k];
 		leaks += !!rtm_ld32(&pc->hi_cur) + !!rtm_ld32(&pc->hi_timer) +
 			 !!rtm_ld32(&pc->hi_armed) + !!rtm_ld32(&pc->si_cur) +
-			 !!rtm_ld32(&pc->task_cur);
+			 !!rtm_ld32(&pc->si_timer) + !!rtm_ld32(&pc->task_cur);
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
 			leaks += !!rtm_ld32(&pc->si_pend[i]);
 	}

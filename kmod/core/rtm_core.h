@@ -132,12 +132,23 @@ void rtm_ev_softirq_raise(struct rtm_core *c, __u32 cpu, __u64 ts,
 			  __u32 vec, __u32 ctx);
 void rtm_ev_softirq_entry(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
 void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
-/* ts = handler "now"; expires = programmed expiry (the chain start);
- * sleeper: the timer's function is hrtimer_wakeup */
+/*
+ * hrtimer expiry. ts = handler "now"; expires = programmed expiry (the
+ * chain start); sleeper: the timer's function is hrtimer_wakeup.
+ * ctx: RTM_CTX_* the handler runs in: RTM_CTX_HARDIRQ for timers expiring
+ * in hrtimer_interrupt(), RTM_CTX_SOFTIRQ for timers expiring in the
+ * HRTIMER softirq (HRTIMER_MODE_SOFT, and on PREEMPT_RT the timers of
+ * non-RT tasks, run by ktimers/N where in_serving_softirq() is true).
+ * RTM_CTX_TASK is treated as RTM_CTX_SOFTIRQ. While the handler runs, its
+ * chain owns the wakeups/raises made in that context on that cpu (a soft
+ * timer's wakeups must be reported with RTM_CTX_SOFTIRQ); hard IRQs nested
+ * in a soft timer callback are not part of its chain. Pass the same ctx to
+ * the matching rtm_ev_timer_exit().
+ */
 void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
-			__u64 timer_id, __u64 expires, int sleeper);
+			__u64 timer_id, __u64 expires, int sleeper, __u32 ctx);
 void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
-		       __u64 timer_id);
+		       __u64 timer_id, __u32 ctx);
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
 void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);

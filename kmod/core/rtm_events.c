@@ -22,13 +22,36 @@ static void rtm_disarm(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
 
+/*
+ * The slot owning the waker's context. A running hrtimer handler owns its
+ * context: a hard timer (hi_timer) the hard IRQ, a soft timer (si_timer)
+ * the softirq it runs in (HRTIMER softirq, or ktimers/N on PREEMPT_RT).
+ * A hard IRQ nested in a soft timer callback never sees si_timer, a soft
+ * timer's wakeups never see hi_timer.
+ */
 static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
 {
 	if (ctx == RTM_CTX_HARDIRQ)
 		return rtm_ld32(&pc->hi_timer) ? &pc->hi_timer : &pc->hi_cur;
 	if (ctx == RTM_CTX_SOFTIRQ)
-		return &pc->si_cur;
+		return rtm_ld32(&pc->si_timer) ? &pc->si_timer : &pc->si_cur;
 	return &pc->task_cur;
+}
+
+/* Nonzero if rtm_ctx_slot(pc, ctx) holds a branch (fast paths: no select). */
+static inline u32 rtm_ctx_busy(struct rtm_cpu *pc, u32 ctx)
+{
+	if (ctx == RTM_CTX_HARDIRQ)
+		return rtm_ld32(&pc->hi_timer) | rtm_ld32(&pc->hi_cur);
+	if (ctx == RTM_CTX_SOFTIRQ)
+		return rtm_ld32(&pc->si_timer) | rtm_ld32(&pc->si_cur);
+	return rtm_ld32(&pc->task_cur);
+}
+
+/* The slot of a timer handler running in ctx (task counts as softirq). */
+static inline rtm_a32 *rtm_timer_slot(struct rtm_cpu *pc, u32 ctx)
+{
+	return ctx == RTM_CTX_HARDIRQ ? &pc->hi_timer : &pc->si_timer;
 }
 
 static rtm_noinline void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
@@ -119,17 +142,19 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 }
 
 void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
-			u64 expires, int sleeper)
+			u64 expires, int sleeper, u32 ctx)
 {
 	struct rtm_cpu *pc;
 	const struct rtm_tset *t;
+	rtm_a32 *slot;
 	u32 seq, b, want;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	if (rtm_unlikely(rtm_ld32(&pc->hi_timer) | rtm_ld32(&pc->hi_armed))) {
-		b = rtm_slot_take(&pc->hi_timer);
+	slot = rtm_timer_slot(pc, ctx);
+	if (rtm_unlikely(rtm_ld32(slot) | rtm_ld32(&pc->hi_armed))) {
+		b = rtm_slot_take(slot);
 		if (b)
 			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 		rtm_disarm(c, cpu, pc);
@@ -148,18 +173,20 @@ void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 			    RTM_HOP_TIMER, 0);
 	if (!b)
 		return;
-	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN, RTM_CTX_HARDIRQ, 0, NULL, ts);
-	rtm_slot_replace(c, cpu, &pc->hi_timer, b);
+	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
+		    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0, NULL, ts);
+	rtm_slot_replace(c, cpu, slot, b);
 }
 
-void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id)
+void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
+		       u32 ctx)
 {
 	u32 b;
 
 	(void)ts;
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	b = rtm_slot_take(&c->cpus[cpu].hi_timer);
+	b = rtm_slot_take(rtm_timer_slot(&c->cpus[cpu], ctx));
 	if (!b)
 		return;
 	if (rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != timer_id)
@@ -309,7 +336,7 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 		return;
 	pc = &c->cpus[cpu];
 	/* fast exit: no branch in the waker's context, nothing armed */
-	if (!(rtm_ld32(&pc->hi_armed) | rtm_ld32(rtm_ctx_slot(pc, ctx))))
+	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
 		return;
 	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
 }

@@ -247,15 +247,17 @@ struct rtm_branch {
 /* per-cpu slots, each holds a branch index or 0 */
 struct rtm_cpu {
 	rtm_a32 hi_cur;		/* hard IRQ handler running */
-	rtm_a32 hi_timer;	/* hrtimer handler running */
+	rtm_a32 hi_timer;	/* hrtimer handler running in hard IRQ */
 	rtm_a32 hi_armed;	/* IRQ exited with IRQ_WAKE_THREAD */
 	rtm_a32 si_cur;		/* softirq running */
+	rtm_a32 si_timer;	/* hrtimer handler running in softirq */
 	rtm_a32 task_cur;	/* the running task's branch */
 	rtm_a32 si_pend[RTM_NR_SOFTIRQ];
-	u32 pad;
 };
 
-#define RTM_NSLOTS_CPU	(5 + RTM_NR_SOFTIRQ)
+#define RTM_NSLOTS_CPU	(6 + RTM_NR_SOFTIRQ)
+_Static_assert(sizeof(struct rtm_cpu) == RTM_NSLOTS_CPU * sizeof(rtm_a32),
+	       "struct rtm_cpu: slots only");
 
 enum rtm_cnt {
 	RTM_C_STARTED, RTM_C_COMPLETED, RTM_C_ABANDONED, RTM_C_EXPIRED,

@@ -121,6 +121,7 @@ void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
 		rtm_tick_slot(c, cpu, &pc->hi_timer);
 		rtm_tick_slot(c, cpu, &pc->hi_armed);
 		rtm_tick_slot(c, cpu, &pc->si_cur);
+		rtm_tick_slot(c, cpu, &pc->si_timer);
 		rtm_tick_slot(c, cpu, &pc->task_cur);
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
 			rtm_tick_slot(c, cpu, &pc->si_pend[i]);

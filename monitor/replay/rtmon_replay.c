@@ -677,20 +677,27 @@ static void rtm_line(char *line)
 			rtm_ev_softirq_exit(core, c, ts,
 					    parse_vec(kv_get(kv, m, "vec", true)));
 	} else if (!strcmp(ev, "timer_entry")) {
-		static const char *const ok[] = { "id", "expires", "sleeper", NULL };
+		static const char *const ok[] = {
+			"id", "expires", "sleeper", "ctx", NULL
+		};
 		__u64 exp;
+		__u32 tctx;
 
 		kv_check(kv, m, ok);
+		v = kv_get(kv, m, "ctx", false);
+		tctx = v ? parse_ctx(v) : RTM_CTX_HARDIRQ;
 		v = kv_get(kv, m, "expires", true);
 		if (!parse_dur(v, &exp))
 			input_error("bad expires '%s'", v);
 		rtm_ev_timer_entry(core, c, ts, kv_u64(kv, m, "id", true, 0), exp,
-				   kv_u32(kv, m, "sleeper", false, 1) != 0);
+				   kv_u32(kv, m, "sleeper", false, 1) != 0, tctx);
 	} else if (!strcmp(ev, "timer_exit")) {
-		static const char *const ok[] = { "id", NULL };
+		static const char *const ok[] = { "id", "ctx", NULL };
 
 		kv_check(kv, m, ok);
-		rtm_ev_timer_exit(core, c, ts, kv_u64(kv, m, "id", true, 0));
+		v = kv_get(kv, m, "ctx", false);
+		rtm_ev_timer_exit(core, c, ts, kv_u64(kv, m, "id", true, 0),
+				  v ? parse_ctx(v) : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "waking")) {
 		static const char *const ok[] = {
 			"pid", "tgid", "comm", "ctx", "waker", NULL
@@ -756,6 +763,8 @@ static void rtm_line(char *line)
 struct ft_cpu {
 	int hard;		/* hard IRQ nesting (no flags field) */
 	int soft;
+	__u32 tsoft;		/* running hrtimer handlers: bit set = soft */
+	int tdepth;		/* (stack, innermost in bit 0) */
 	bool after_exit;	/* last event was an irq exit (hardirq) */
 	bool exit_pending;	/* irq_handler_exit ret=handled waiting */
 	__u32 exit_irq;
@@ -886,7 +895,7 @@ static void ftrace_line(char *line)
 	__u32 c, ctx;
 	struct ft_cpu *fc;
 	int nd = 0;
-	bool was_after_exit;
+	bool was_after_exit, soft;
 
 	line[strcspn(line, "\r\n")] = 0;
 	for (p = line; isspace((unsigned char)*p); p++)
@@ -1045,15 +1054,39 @@ static void ftrace_line(char *line)
 			late = now - exp;
 		if (late > ts)
 			late = ts;
-		fc->hard++;
+		/*
+		 * Soft timer (HRTIMER softirq; on RT ktimers/N): flags 's'
+		 * (or '.'), 'h'/'H' = hard. No flags column: soft only inside
+		 * softirq_entry/exit, else hard (hrtimer_interrupt is not an
+		 * irq_handler_entry).
+		 */
+		soft = flag ? ctx != RTM_CTX_HARDIRQ : ctx == RTM_CTX_SOFTIRQ;
+		if (soft)
+			fc->soft++;
+		else
+			fc->hard++;
+		fc->tsoft = fc->tsoft << 1 | soft;
+		fc->tdepth++;
 		rtm_ev_timer_entry(core, c, ts, x, ts - late,
-				   fn && !strncmp(fn, "hrtimer_wakeup", 14));
+				   fn && !strncmp(fn, "hrtimer_wakeup", 14),
+				   soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "hrtimer_expire_exit")) {
 		if (!ft_num(q, "hrtimer", 16, &x))
 			input_error("hrtimer_expire_exit without hrtimer=");
-		if (fc->hard > 0)
+		if (fc->tdepth > 0) {
+			soft = fc->tsoft & 1;
+			fc->tsoft >>= 1;
+			fc->tdepth--;
+		} else {
+			soft = flag ? ctx != RTM_CTX_HARDIRQ :
+				      ctx == RTM_CTX_SOFTIRQ;
+		}
+		if (soft && fc->soft > 0)
+			fc->soft--;
+		else if (!soft && fc->hard > 0)
 			fc->hard--;
-		rtm_ev_timer_exit(core, c, ts, x);
+		rtm_ev_timer_exit(core, c, ts, x,
+				  soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "sched_waking")) {
 		if (!ft_num(q, "pid", 10, &x))
 			input_error("sched_waking without pid=");
@@ -1073,6 +1106,8 @@ static void ftrace_line(char *line)
 		ft_comm(q, "next_comm", "next_pid", comm);
 		fc->hard = 0;
 		fc->soft = 0;
+		fc->tsoft = 0;
+		fc->tdepth = 0;
 		rtm_ev_switch(core, c, ts, (__u32)x, state, (__u32)y, 0,
 			      comm);
 	} else if (!strcmp(ev, "workqueue_queue_work")) {

@@ -172,11 +172,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rtm_ev_softirq_exit(c, cpu, ts, b % 11);
 			break;
 		case 7:
+			/* ctx: task/softirq/hardirq, 3 = out of range */
 			rtm_ev_timer_entry(c, cpu, ts, b & 3, ts - (a & 0x1f),
-					   (a >> 7) & 1);
+					   (a >> 7) & 1, (b >> 2) & 3);
 			break;
 		case 8:
-			rtm_ev_timer_exit(c, cpu, ts, b & 3);
+			rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3);
 			break;
 		case 9: case 10: case 11: case 12:
 			rtm_ev_waking(c, cpu, ts, (a >> 6) & 3, (a & 1) ? 0 : (a >> 1) & 15,

@@ -218,14 +218,43 @@ static void *cpu_main(void *arg)
 			rtm_ev_waking(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
 				      pid, cm);
 			rtm_ev_softirq_exit(core, cpu, now(), v);
-		} else if (op < 45) {
-			/* sleeper timer */
+		} else if (op < 45 && (op & 1)) {
+			/* sleeper timer expiring in hard IRQ */
 			unsigned long long t = now();
 
-			rtm_ev_timer_entry(core, cpu, t, 0x1000 + cpu, t - 50, 1);
+			rtm_ev_timer_entry(core, cpu, t, 0x1000 + cpu, t - 50, 1,
+					   RTM_CTX_HARDIRQ);
 			rtm_ev_waking(core, cpu, now(), RTM_CTX_HARDIRQ, 0, pid,
 				      pid, cm);
-			rtm_ev_timer_exit(core, cpu, now(), 0x1000 + cpu);
+			rtm_ev_timer_exit(core, cpu, now(), 0x1000 + cpu,
+					  RTM_CTX_HARDIRQ);
+		} else if (op < 45) {
+			/* soft sleeper timer (HRTIMER softirq / RT ktimers),
+			 * sometimes a hard timer or an IRQ nested in it */
+			unsigned long long t = now();
+
+			rtm_ev_softirq_entry(core, cpu, t, 8);
+			rtm_ev_timer_entry(core, cpu, t, 0x2000 + cpu, t - 80, 1,
+					   RTM_CTX_SOFTIRQ);
+			if (op & 2) {
+				t = now();
+				rtm_ev_timer_entry(core, cpu, t, 0x1000 + cpu,
+						   t - 20, 1, RTM_CTX_HARDIRQ);
+				rtm_ev_timer_exit(core, cpu, now(), 0x1000 + cpu,
+						  RTM_CTX_HARDIRQ);
+			} else if (op & 4) {
+				rtm_ev_irq_entry(core, cpu, now(), irq);
+				comm_of(cm, 148 + irq % 8);
+				rtm_ev_waking(core, cpu, now(), RTM_CTX_HARDIRQ,
+					      0, 148 + irq % 8, 148 + irq % 8, cm);
+				rtm_ev_irq_exit(core, cpu, now(), irq, 0);
+				comm_of(cm, pid);
+			}
+			rtm_ev_waking(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
+				      pid, cm);
+			rtm_ev_timer_exit(core, cpu, now(), 0x2000 + cpu,
+					  RTM_CTX_SOFTIRQ);
+			rtm_ev_softirq_exit(core, cpu, now(), 8);
 		} else if (op < 75) {
 			/* context switch: prev blocks or is preempted */
 			unsigned int prev = st.cur;

@@ -171,8 +171,10 @@ static void t_no_targets_no_cost(void)
 		rtm_ev_irq_entry(c, i & 1, i * 100, i % 64);
 		rtm_ev_waking(c, i & 1, i * 100 + 1, RTM_CTX_HARDIRQ, 0, 10 + i, 10, cm);
 		rtm_ev_irq_exit(c, i & 1, i * 100 + 2, i % 64, i & 1);
-		rtm_ev_timer_entry(c, 0, i * 100 + 3, 7, i * 100, 1);
-		rtm_ev_timer_exit(c, 0, i * 100 + 4, 7);
+		rtm_ev_timer_entry(c, 0, i * 100 + 3, 7, i * 100, 1,
+				   (i & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
+		rtm_ev_timer_exit(c, 0, i * 100 + 4, 7,
+				  (i & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 		rtm_ev_switch(c, 1, i * 100 + 5, 10 + i, 1, 11 + i, 11, cm);
 	}
 	rtm_core_stats(c, &s);
@@ -414,6 +416,56 @@ static void t_hook(void)
 	end();
 }
 
+/* soft timer slot: separate from the hard one, lost exit, quiescence */
+static void t_soft_timer_slot(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16], cm2[16];
+
+	begin("soft_timer_slot");
+	rtm_params_default(&p, 2);
+	p.max_age_ns = 10000;
+	c = mk(&p);
+	comm(cm, "cyc");
+	comm(cm2, "other");
+	CHECK(target(c, 0, "cyc", RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN, 0) == 0);
+	CHECK(target(c, 1, "other", RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN, 0) == 0);
+	/* soft timer whose exit is lost: its slot holds the chain */
+	rtm_ev_timer_entry(c, 0, 100, 9, 90, 1, RTM_CTX_SOFTIRQ);
+	CHECK(rtm_core_check_quiescent(c) > 0);
+	/* a hardirq waking (IRQ nested in the callback) is not its chain */
+	rtm_ev_waking(c, 0, 110, RTM_CTX_HARDIRQ, 0, 20, 20, cm2);
+	/* a task-context waking neither */
+	rtm_ev_waking(c, 0, 115, RTM_CTX_TASK, 5, 21, 21, cm2);
+	rtm_ev_switch(c, 1, 120, 0, 0, 20, 20, cm2);
+	rtm_ev_switch(c, 1, 130, 20, 1, 21, 21, cm2);
+	CHECK(drain(c, 2, NULL) == 0);
+	/* a hard timer entry on the same cpu leaves the soft slot alone */
+	rtm_ev_timer_entry(c, 0, 140, 8, 135, 1, RTM_CTX_HARDIRQ);
+	rtm_ev_timer_exit(c, 0, 145, 8, RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 150, RTM_CTX_SOFTIRQ, 0, 22, 22, cm);
+	rtm_ev_switch(c, 0, 160, 0, 0, 22, 22, cm);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.kind == RTM_KIND_TIMER && r.source == 9 && r.start_ns == 90);
+	CHECK(r.hops[1].type == RTM_HOP_TIMER_RUN &&
+	      r.hops[1].ctx == RTM_CTX_SOFTIRQ);
+	/* a task ctx timer counts as soft; the tick reclaims its slot */
+	rtm_ev_timer_entry(c, 1, 200, 7, 190, 1, RTM_CTX_TASK);
+	rtm_ev_tick(c, 0, 20000);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 3 && s.chains_completed == 1);
+	CHECK(s.chains_started == s.chains_completed + s.chains_abandoned +
+	      s.chains_expired);
+	CHECK(s.branches_opened == s.branches_completed + s.branches_closed +
+	      s.branches_pruned + s.branches_merged + s.branches_stale +
+	      s.branches_dropped);
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -426,6 +478,7 @@ int main(void)
 	t_cookie_scope();
 	t_ring_wrap();
 	t_hook();
+	t_soft_timer_slot();
 	free(mem);
 	return failed;
 }

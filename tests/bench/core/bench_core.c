@@ -115,9 +115,11 @@ static void gen_nochain(size_t n)
 			e = add(E_TMR_IN, cpu);
 			e->x = 0x5000 + cpu;
 			e->flag = 0;	/* not a sleeper */
+			e->ctx = (r & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ;
 		} else if (r < 96) {
 			e = add(E_TMR_OUT, cpu);
 			e->x = 0x5000 + cpu;
+			e->ctx = (r & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ;
 		} else if (r < 98) {
 			e = add(E_WBEGIN, cpu);
 			e->a = 1000 + rnd() % 1000;
@@ -164,10 +166,14 @@ static void gen_chain(void)
 		e = add(E_SWITCH, cpu2); e->a = 0; e->flag = 0; e->b = app;
 		e->c = app; e->comm = comm_app;
 	} else {		/* sleeper timer -> cyclictest */
+		/* odd cpus: soft timer (RT, SCHED_OTHER sleeper, ktimers) */
+		unsigned char tctx = (cpu & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ;
+
 		e = add(E_TMR_IN, cpu); e->x = 0x9000 + cpu; e->flag = 1;
-		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 200 + cpu;
+		e->ctx = tctx;
+		e = add(E_WAKE, cpu); e->ctx = tctx; e->b = 200 + cpu;
 		e->c = 200; e->comm = comm_cyc;
-		e = add(E_TMR_OUT, cpu); e->x = 0x9000 + cpu;
+		e = add(E_TMR_OUT, cpu); e->x = 0x9000 + cpu; e->ctx = tctx;
 		e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 200 + cpu;
 		e->c = 200; e->comm = comm_cyc;
 	}
@@ -199,10 +205,10 @@ static void run(size_t from, size_t to)
 			break;
 		case E_TMR_IN:
 			rtm_ev_timer_entry(core, e->cpu, e->ts, e->x, e->ts - 300,
-					   e->flag);
+					   e->flag, e->ctx);
 			break;
 		case E_TMR_OUT:
-			rtm_ev_timer_exit(core, e->cpu, e->ts, e->x);
+			rtm_ev_timer_exit(core, e->cpu, e->ts, e->x, e->ctx);
 			break;
 		case E_WAKE:
 			rtm_ev_waking(core, e->cpu, e->ts, e->ctx, e->a, e->b,
