@@ -50,6 +50,9 @@ expect bad_param 1 "e8.events:1: invalid parameters" "$REPLAY" "$T/e8.events"
 printf '100 0 switch prev=1 next=2 colour=red\n' > "$T/e9.events"
 expect unknown_key 1 "e9.events:1: unknown key 'colour'" "$REPLAY" "$T/e9.events"
 
+printf '100 0 timer_entry id=1 expires=90 ctx=nmi\n' > "$T/e10.events"
+expect bad_timer_ctx 1 "e10.events:1: bad ctx 'nmi'" "$REPLAY" "$T/e10.events"
+
 printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: irq=1 name=x\n  garbage line here\n' > "$T/f1.trace"
 expect ftrace_garbage 1 "f1.trace:3: not an ftrace event line" "$REPLAY" "$T/f1.trace"
 
