@@ -33,6 +33,16 @@ static inline void rtmon_count(enum rtmon_probe_id id)
 }
 
 /*
+ * Benchmark build (tests/bench/kmod): KCFLAGS=-DRTMON_BENCH_EMPTY_PROBES
+ * makes every probe return at once, to measure what attaching costs.
+ */
+#ifdef RTMON_BENCH_EMPTY_PROBES
+#define rtmon_bench_empty()	return
+#else
+#define rtmon_bench_empty()	do { } while (0)
+#endif
+
+/*
  * A timer's id in records: for a sleeper (nanosleep, clock_nanosleep,
  * futex timeouts...) the pid of the sleeping task, else 0. Never a kernel
  * address: records reach user space.
@@ -66,6 +76,7 @@ static void rtmon_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_IRQ_ENTRY);
 	if (c)
 		rtm_ev_irq_entry(c, smp_processor_id(), rtmon_now(), irq);
@@ -76,6 +87,7 @@ static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_IRQ_EXIT);
 	if (c)
 		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq,
@@ -86,6 +98,7 @@ static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_RAISE);
 	if (c)
 		rtm_ev_softirq_raise(c, smp_processor_id(), rtmon_now(),
@@ -96,6 +109,7 @@ static void rtmon_softirq_entry(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_ENTRY);
 	if (c)
 		rtm_ev_softirq_entry(c, smp_processor_id(), rtmon_now(), vec_nr);
@@ -105,6 +119,7 @@ static void rtmon_softirq_exit(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_EXIT);
 	if (c)
 		rtm_ev_softirq_exit(c, smp_processor_id(), rtmon_now(), vec_nr);
@@ -117,6 +132,7 @@ static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 	u64 ts, expires;
 	int sleeper;
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_ENTRY);
 	if (!c)
 		return;
@@ -131,24 +147,27 @@ static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 	expires = ktime_to_ns(hrtimer_get_expires(timer));
 	if (rtmon_hrtimer_clock(timer) != CLOCK_MONOTONIC)
 		expires = ts - (ktime_to_ns(*now) - expires);
+	/* hard IRQ, or the timer softirq (ktimers on RT: SCHED_OTHER sleepers) */
 	rtm_ev_timer_entry(c, smp_processor_id(), ts, rtmon_timer_id(timer),
-			   expires, sleeper);
+			   expires, sleeper, rtmon_ctx());
 }
 
 static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_EXIT);
 	if (c)
 		rtm_ev_timer_exit(c, smp_processor_id(), rtmon_now(),
-				  rtmon_timer_id(timer));
+				  rtmon_timer_id(timer), rtmon_ctx());
 }
 
 static void rtmon_sched_waking(void *data, struct task_struct *p)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_WAKING);
 	if (!c || in_nmi())
 		return;
@@ -160,6 +179,7 @@ static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_SWITCH);
 	if (!c)
 		return;
