@@ -23,7 +23,7 @@ import json, re, sys, statistics
 loops = int(sys.argv[1])
 ct = open(T + "/ct.out").read()
 tid = int(re.search(r"T: 0 \(\s*(\d+)\)", ct).group(1))
-ct_lat = [int(m.group(2)) for m in re.finditer(r"^\s+0:\s+(\d+):\s+(\d+)$", ct, re.M)]
+ct_lat = [int(m.group(2)) for m in re.finditer(r"^\s*0:\s*(\d+):\s*(\d+)$", ct, re.M)]
 assert len(ct_lat) == loops, f"cyclictest printed {len(ct_lat)} latencies, expected {loops}"
 recs = [json.loads(l) for l in open(T + "/records.json")]
 seqs = [r["seq"] for r in recs]
