@@ -241,31 +241,27 @@ static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
 }
 
 /*
- * Emit a record for chain ci whose completing path ends at tip_hop.
- * The caller holds a reference on the chain.
+ * Build the record of chain ci whose completing path ends at tip_hop into
+ * rec. in_ring: rec is a ring slot (counts truncated records).
  */
-static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
+static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
+				bool in_ring, struct rtm_record *rec,
+				u64 seq, u32 ci,
 				u32 tip_hop, u64 end, u32 target,
 				u64 deadline, u32 pid, u32 tgid,
 				const u64 *comm, u32 flags)
 {
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
-	struct rtm_record *rec;
 	u32 len, n, i, h, xf, nh;
-	u64 seq, pos, start;
+	u64 start;
 
-	seq = rtm_add64(&c->seq, 1);	/* == records emitted so far */
-	rec = rtm_ring_reserve(&c->rings[cpu], &pos);
-	if (rtm_unlikely(!rec)) {
-		rtm_count(c, cpu, RTM_C_DROP_RING);
-		return;
-	}
 	len = ch->hops[tip_hop].depth;	/* hops on the root..tip path */
 	n = len;
 	if (len > RTM_REC_MAX_HOPS) {
 		n = RTM_REC_MAX_HOPS;
 		flags |= RTM_REC_F_TRUNCATED;
-		rtm_count(c, cpu, RTM_C_TRUNCATED);
+		if (in_ring)
+			rtm_count(c, cpu, RTM_C_TRUNCATED);
 	}
 	xf = rtm_ld32(&ch->xflags);
 	if (xf & RTM_CX_DROPPED)
@@ -304,6 +300,61 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 		h = ch->hops[h].parent;
 	}
 	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
+}
+
+/*
+ * The ring of cpu is full: the record (sequence seq) is dropped, but the
+ * hook still sees it, built in cpu's overflow scratch. The scratch is
+ * taken with an exchange: an emitter nested over another one on this cpu
+ * (or a tick on another cpu emitting for this one) finds it busy and
+ * skips the hook for its record. Out of line: off the completion path.
+ */
+static rtm_noinline void rtm_emit_dropped(struct rtm_core *c, u32 cpu,
+				u64 seq, u32 ci, u32 tip_hop, u64 end,
+				u32 target, u64 deadline, u32 pid, u32 tgid,
+				const u64 *comm, u32 flags)
+{
+	struct rtm_ovf *o = &c->ovf[cpu];
+
+	rtm_count(c, cpu, RTM_C_DROP_RING);
+	if (!c->hook)
+		return;
+	if (rtm_xchg32(&o->busy, 1)) {
+		rtm_count(c, cpu, RTM_C_HOOK_SKIPPED);
+		return;
+	}
+	rtm_fill_rec(c, cpu, false, &o->rec, seq, ci, tip_hop, end, target,
+		     deadline, pid, tgid, comm, flags | RTM_REC_F_RING_FULL);
+	if (o->rec.nhops < RTM_REC_MAX_HOPS)	/* cold path: zero unused hops */
+		memset(&o->rec.hops[o->rec.nhops], 0,
+		       (RTM_REC_MAX_HOPS - o->rec.nhops) *
+		       sizeof(o->rec.hops[0]));
+	c->hook(c->hook_arg, cpu, &o->rec);	/* dropped whatever it says */
+	rtm_st32_rel(&o->busy, 0);
+}
+
+/*
+ * Emit a record for chain ci whose completing path ends at tip_hop.
+ * The caller holds a reference on the chain.
+ */
+static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
+				u32 tip_hop, u64 end, u32 target,
+				u64 deadline, u32 pid, u32 tgid,
+				const u64 *comm, u32 flags)
+{
+	struct rtm_record *rec;
+	u64 seq, pos;
+
+	/* handed out per emitted record, dropped or not: gaps = losses */
+	seq = rtm_add64(&c->seq, 1);	/* == records emitted so far */
+	rec = rtm_ring_reserve(&c->rings[cpu], &pos);
+	if (rtm_unlikely(!rec)) {
+		rtm_emit_dropped(c, cpu, seq, ci, tip_hop, end, target,
+				 deadline, pid, tgid, comm, flags);
+		return;
+	}
+	rtm_fill_rec(c, cpu, true, rec, seq, ci, tip_hop, end, target,
+		     deadline, pid, tgid, comm, flags);
 	/* hops[nhops..] are zeroed by the reader (rtm_core_read), off the hot path */
 	if (c->hook && !c->hook(c->hook_arg, cpu, rec)) {
 		rtm_count(c, cpu, RTM_C_FILTERED);

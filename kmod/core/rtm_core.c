@@ -4,7 +4,8 @@
  *
  * Everything lives in the one block handed to rtm_core_init(), laid out
  * as: core | per-cpu slots | per-cpu counters | rings | ring slots |
- * chains (with their hop arrays) | branches | pool links | tables.
+ * per-cpu overflow records | chains (with their hop arrays) | branches |
+ * pool links | tables.
  */
 #include "rtm_internal.h"
 
@@ -27,7 +28,7 @@ static bool rtm_pow2(u32 x)
 }
 
 struct rtm_layout {
-	size_t cpus, cnt, rings, slots, chains, branches, cnext, bnext;
+	size_t cpus, cnt, rings, slots, ovf, chains, branches, cnext, bnext;
 	size_t tasks, cookies, total;
 	u32 stride;
 };
@@ -56,6 +57,8 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	l->slots = off;
 	off += (size_t)p->ncpus * p->ring_slots * sizeof(struct rtm_ring_slot);
 	off = RTM_ALIGN(off, 64);
+	l->ovf = off;
+	off += (size_t)p->ncpus * sizeof(struct rtm_ovf);
 	l->chains = off;
 	off += (size_t)(p->nchains + 1) * l->stride;
 	l->branches = off;
@@ -100,6 +103,7 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	c->chains = base + l.chains;
 	c->chain_stride = l.stride;
 	c->branches = (struct rtm_branch *)(base + l.branches);
+	c->ovf = (struct rtm_ovf *)(base + l.ovf);
 	for (k = 0; k < p->ncpus; k++)
 		rtm_ring_init(&c->rings[k], (struct rtm_ring_slot *)(base +
 			      l.slots) + (size_t)k * p->ring_slots,
@@ -176,7 +180,7 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->branches_stale = v[RTM_C_BR_STALE];
 	o->branches_dropped = v[RTM_C_BR_DROPPED];
 	o->records_emitted = rtm_ld64(&c->seq);	/* last sequence number */
-	/* every emitted record is either written or counted as a ring drop */
+	/* every emitted record is written, filtered or counted as a ring drop */
 	o->records_filtered = v[RTM_C_FILTERED];
 	o->records_written = o->records_emitted - v[RTM_C_DROP_RING] -
 			     v[RTM_C_FILTERED];
@@ -188,6 +192,7 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->drop_cookie_bucket = v[RTM_C_DROP_COOKIE];
 	o->drop_hops = v[RTM_C_DROP_HOPS];
 	o->truncated = v[RTM_C_TRUNCATED];
+	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }
 
 u32 rtm_core_check_quiescent(struct rtm_core *c)
@@ -204,6 +209,7 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 			 !!rtm_ld32(&pc->si_timer) + !!rtm_ld32(&pc->task_cur);
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
 			leaks += !!rtm_ld32(&pc->si_pend[i]);
+		leaks += !!rtm_ld32(&c->ovf[k].busy);
 	}
 	leaks += rtm_htab_count_used(&c->tasks);
 	leaks += rtm_htab_count_used(&c->cookies);

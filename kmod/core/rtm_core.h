@@ -102,6 +102,8 @@ struct rtm_stats {
 	__u64 drop_cookie_bucket;
 	__u64 drop_hops;	/* hops not stored (chain hop array full) */
 	__u64 truncated;	/* records with RTM_REC_F_TRUNCATED */
+	__u64 hook_skipped;	/* ring-full records the hook did not see
+				 * (overflow scratch busy: nested emitter) */
 };
 
 /* Fill *p with defaults for ncpus cpus. */
@@ -181,6 +183,14 @@ void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
  * nonzero to publish it to the ring, zero to filter it (counted as
  * records_filtered; its ring slot is given back). Set it once, before the
  * first event; NULL (default) publishes everything.
+ *
+ * A record that gets no ring slot (ring full: drop_ring_full) is still
+ * built, in a per-cpu overflow scratch, flagged RTM_REC_F_RING_FULL, and
+ * passed to the hook, then dropped whatever the hook returns (it keeps its
+ * seq, so readers see the gap). If that cpu's scratch is in use by an
+ * emitter the call nests over (or by a tick on another cpu emitting for
+ * it), the hook is skipped for the record (hook_skipped). So with a hook:
+ * hook calls + hook_skipped == records_emitted.
  */
 typedef _Bool (*rtm_record_hook_t)(void *arg, __u32 cpu,
 				   const struct rtm_record *rec);

@@ -265,9 +265,24 @@ enum rtm_cnt {
 	RTM_C_BR_PRUNED, RTM_C_BR_MERGED, RTM_C_BR_STALE, RTM_C_BR_DROPPED,
 	RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
-	RTM_C_TRUNCATED, RTM_C_FILTERED,
+	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_NR
 };
+
+/*
+ * Per-cpu overflow scratch: a record that got no ring slot is built here
+ * so the record hook still sees it, then dropped. busy is taken with an
+ * atomic exchange; a nested (or cross-cpu tick) emitter finding it taken
+ * skips the hook for its record (RTM_C_HOOK_SKIPPED), never waits.
+ */
+struct rtm_ovf {
+	rtm_a32 busy;
+	u32 pad[15];
+	struct rtm_record rec;
+	u64 pad1[4];
+};
+
+_Static_assert(sizeof(struct rtm_ovf) % 64 == 0, "rtm_ovf: 64-byte stride");
 
 /* 256 bytes: the per-cpu block is found with a shift */
 struct rtm_cpu_cnt {
@@ -293,6 +308,7 @@ struct rtm_core {
 	struct rtm_ring *rings;
 	rtm_record_hook_t hook;		/* set before events, then read-only */
 	void *hook_arg;
+	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
 };
 
 static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)

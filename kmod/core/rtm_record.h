@@ -31,6 +31,9 @@
 #define RTM_REC_F_DROPPED_HOPS	0x0010	/* chain hop storage overflowed: some
 					 * hops were never recorded */
 #define RTM_REC_F_MERGED	0x0020	/* another chain merged into this one */
+#define RTM_REC_F_RING_FULL	0x0040	/* seen only by the record hook: no
+					 * ring slot, dropped after the hook
+					 * (never read from a ring) */
 
 /* hop.type */
 #define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */

@@ -70,16 +70,31 @@ static void set_target(struct rtm_core *c, unsigned int b1, unsigned int b2)
 }
 
 static unsigned char seen[1 << 14];
-static unsigned long long hook_rejected;
+static unsigned char hook_seen[1 << 14];
+static unsigned long long hook_rejected, hook_calls, hook_ring_full;
 static unsigned int hook_mode;
 
-/* record hook: filter some records (ring slot given back or skipped) */
+/*
+ * record hook: filter some records (ring slot given back or skipped);
+ * it also sees the records dropped on a full ring (RTM_REC_F_RING_FULL),
+ * whose return value does not count
+ */
 static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
 {
 	ASSERT(arg == (void *)&hook_mode && cpu < NCPU);
 	ASSERT(r->version == RTM_REC_VERSION && r->nhops >= 1);
+	ASSERT(r->nhops <= RTM_REC_MAX_HOPS && r->path_len >= r->nhops);
+	ASSERT(r->latency_ns == (r->end_ns > r->start_ns ?
+				 r->end_ns - r->start_ns : 0));
+	ASSERT(r->seq >= 1 && r->seq < sizeof(hook_seen) * 8);
+	ASSERT(!(hook_seen[r->seq / 8] & (1u << (r->seq % 8))));
+	hook_seen[r->seq / 8] |= (unsigned char)(1u << (r->seq % 8));
+	hook_calls++;
+	if (r->flags & RTM_REC_F_RING_FULL)
+		hook_ring_full++;
 	if ((r->seq + hook_mode) % 3 == 0) {
-		hook_rejected++;
+		if (!(r->flags & RTM_REC_F_RING_FULL))
+			hook_rejected++;
 		return 0;
 	}
 	return 1;
@@ -96,6 +111,7 @@ static void check_rec(const struct rtm_record *r, unsigned long long *n)
 	ASSERT(r->latency_ns == (r->end_ns > r->start_ns ?
 				 r->end_ns - r->start_ns : 0));
 	ASSERT(r->seq >= 1 && r->seq < sizeof(seen) * 8);
+	ASSERT(!(r->flags & RTM_REC_F_RING_FULL));
 	ASSERT(!c_hooked || (r->seq + hook_mode) % 3 != 0);
 	ASSERT(!(seen[r->seq / 8] & (1u << (r->seq % 8))));
 	seen[r->seq / 8] |= (unsigned char)(1u << (r->seq % 8));
@@ -137,7 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c = rtm_core_init(mem, memsz, &p);
 	ASSERT(c);
 	memset(seen, 0, sizeof(seen));
-	hook_rejected = 0;
+	memset(hook_seen, 0, sizeof(hook_seen));
+	hook_rejected = hook_calls = hook_ring_full = 0;
 	if (in.n && (in.p[0] & 1)) {
 		hook_mode = in.p[0] >> 1;
 		rtm_core_set_hook(c, hook, &hook_mode);
@@ -229,6 +246,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ASSERT(s.records_written + s.drop_ring_full + s.records_filtered ==
 	       s.records_emitted);
 	ASSERT(s.records_filtered == hook_rejected);
+	/* no nesting here: the hook saw every record, dropped ones included */
+	ASSERT(s.hook_skipped == 0);
+	ASSERT(!c_hooked || (hook_calls == s.records_emitted &&
+			     hook_ring_full == s.drop_ring_full));
+	ASSERT(c_hooked || hook_calls == 0);
 	ASSERT(s.records_read == nread && nread == s.records_written);
 	return 0;
 }

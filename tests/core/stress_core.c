@@ -87,14 +87,42 @@ static void check_record(const struct rtm_record *r)
 	seen[s / 8] |= (unsigned char)(1u << (s % 8));
 }
 
-static atomic_ullong hook_rejected;
+static atomic_ullong hook_rejected, hook_calls, hook_ring_full, hook_bad;
+static atomic_uchar *hook_seen;		/* seq bitmap of hooked records */
+static _Thread_local int in_hook;
 
-/* record hook: every 5th record is filtered (slot given back or skipped) */
+/*
+ * record hook: every 5th record is filtered (slot given back or skipped).
+ * It also sees records dropped on a full ring (RTM_REC_F_RING_FULL; its
+ * answer is ignored then); now and then it takes a nested IRQ that
+ * completes chains on its cpu meanwhile (the overflow scratch is busy:
+ * hook_skipped).
+ */
 static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
 {
+	unsigned long long s = r->seq;
+	struct rtm_record before;
+
 	(void)arg;
-	(void)cpu;
-	if (r->seq % 5 == 0) {
+	atomic_fetch_add(&hook_calls, 1);
+	if (r->version != RTM_REC_VERSION || r->cpu != cpu || !r->nhops ||
+	    r->nhops > RTM_REC_MAX_HOPS || s == 0 || s >= seen_cap * 8 ||
+	    (atomic_fetch_or(&hook_seen[s / 8], (unsigned char)(1u << (s % 8))) &
+	     (1u << (s % 8))))
+		atomic_fetch_add(&hook_bad, 1);
+	if (r->flags & RTM_REC_F_RING_FULL) {
+		atomic_fetch_add(&hook_ring_full, 1);
+		if (s % 8 == 0 && my_cpu == (int)cpu && !in_hook) {
+			before = *r;
+			in_hook = 1;
+			pthread_kill(pthread_self(), SIGUSR1);
+			in_hook = 0;
+			if (memcmp(&before, r, sizeof(before)))
+				atomic_fetch_add(&hook_bad, 1);
+		}
+		return s % 5 != 0;	/* ignored: dropped anyway */
+	}
+	if (s % 5 == 0) {
 		atomic_fetch_add(&hook_rejected, 1);
 		return 0;
 	}
@@ -130,6 +158,9 @@ static void nested_irq(int sig)
 	rtm_ev_waking(core, my_cpu, now(), RTM_CTX_HARDIRQ, 0, pid, pid, cm);
 	rtm_ev_softirq_raise(core, my_cpu, now(), 3, RTM_CTX_HARDIRQ);
 	rtm_ev_irq_exit(core, my_cpu, now(), 60 + my_cpu, 0);
+	/* an IRQ-only target's chain: a record emitted from the nested IRQ */
+	rtm_ev_irq_entry(core, my_cpu, now(), 45);
+	rtm_ev_irq_exit(core, my_cpu, now(), 45, 0);
 	atomic_fetch_add(&nested_calls, 1);
 }
 
@@ -373,6 +404,7 @@ int main(int argc, char **argv)
 
 	seen_cap = 8u << 20; 		/* bits for seq numbers */
 	seen = calloc(seen_cap, 1);
+	hook_seen = calloc(seen_cap, 1);
 	pthread_create(&rd, NULL, reader, NULL);
 	for (k = 0; k < ncpus; k++)
 		pthread_create(&cpu_thr[k], NULL, cpu_main, (void *)(long)k);
@@ -398,11 +430,13 @@ int main(int argc, char **argv)
 	rtm_core_stats(core, &s);
 
 	printf("# stress %s: %u cpus %u s: chains %llu (completed %llu) records %llu, "
-	       "nested irqs %d, target changes %d, drops chain %llu branch %llu ring %llu\n",
+	       "nested irqs %d, target changes %d, drops chain %llu branch %llu ring %llu, "
+	       "hook calls %llu (ring full %llu) skipped %llu\n",
 	       label, ncpus, secs, s.chains_started, s.chains_completed, nread,
 	       atomic_load(&nested_calls), atomic_load(&target_changes),
 	       s.drop_no_chain, s.drop_no_branch,
-	       s.drop_ring_full);
+	       s.drop_ring_full, atomic_load(&hook_calls),
+	       atomic_load(&hook_ring_full), s.hook_skipped);
 	verdict("stress_activity", s.chains_completed > 100 && nread > 100 &&
 		s.chains_overdue > 0 && s.chains_expired + s.chains_abandoned > 0,
 		"too little activity: completed %llu read %llu",
@@ -435,9 +469,17 @@ int main(int argc, char **argv)
 		s.records_filtered == atomic_load(&hook_rejected) &&
 		s.records_filtered > 0,
 		"read %llu written %llu", nread, s.records_written);
+	verdict("stress_hook_saw_all",
+		atomic_load(&hook_calls) + s.hook_skipped == s.records_emitted &&
+		atomic_load(&hook_ring_full) + s.hook_skipped == s.drop_ring_full &&
+		atomic_load(&hook_bad) == 0 && s.drop_ring_full > 0 &&
+		s.hook_skipped > 0,
+		"hook calls %llu + skipped %llu != emitted",
+		atomic_load(&hook_calls), s.hook_skipped);
 	verdict("stress_seq_unique", dup_seq == 0 && bad_rec == 0,
 		"dup seq %llu, bad records %llu", dup_seq, bad_rec);
 	free(seen);
+	free(hook_seen);
 	free(mem);
 	return fail;
 }

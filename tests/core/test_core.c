@@ -416,6 +416,158 @@ static void t_hook(void)
 	end();
 }
 
+/* hook that counts what it sees, including records dropped on a full ring */
+static struct {
+	unsigned int calls, ring_full, nest, depth, bad;
+	unsigned char seen[64];
+	struct rtm_core *c;
+	struct rtm_record last_full;
+} hk;
+
+static _Bool count_hook(void *arg, __u32 cpu, const struct rtm_record *r)
+{
+	struct rtm_record before;
+	unsigned int i;
+
+	(void)arg;
+	hk.calls++;
+	if (r->seq == 0 || r->seq >= sizeof(hk.seen) * 8 ||
+	    (hk.seen[r->seq / 8] & (1u << (r->seq % 8))) ||
+	    r->version != RTM_REC_VERSION || r->cpu != cpu || !r->nhops)
+		hk.bad++;
+	else
+		hk.seen[r->seq / 8] |= (unsigned char)(1u << (r->seq % 8));
+	if (!(r->flags & RTM_REC_F_RING_FULL))
+		return 1;
+	hk.ring_full++;
+	hk.last_full = *r;
+	if (hk.nest && !hk.depth) {
+		/*
+		 * A hard IRQ nested over this hook on the same cpu completes
+		 * IRQ-only chains while the ring is still full: the overflow
+		 * scratch is busy, so their hook calls are skipped and
+		 * counted, and this record stays intact.
+		 */
+		before = *r;
+		hk.depth++;
+		for (i = 0; i < hk.nest; i++) {
+			rtm_ev_irq_entry(hk.c, cpu, r->end_ns + 1 + i * 10, 9);
+			rtm_ev_irq_exit(hk.c, cpu, r->end_ns + 5 + i * 10, 9, 0);
+		}
+		hk.depth--;
+		if (memcmp(&before, r, sizeof(before)))
+			hk.bad++;
+	}
+	return 0;	/* irrelevant for a dropped record: not "filtered" */
+}
+
+/* a full ring drops records, but the hook still sees every one of them */
+static void t_hook_ring_full(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16];
+	unsigned int i, n = 0, N = 7;
+
+	begin("hook_sees_ring_full_drops");
+	memset(&hk, 0, sizeof(hk));
+	rtm_params_default(&p, 2);
+	p.ring_slots = 2;
+	p.max_age_ns = 100000;
+	c = mk(&p);
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 300) == 0);
+	rtm_core_set_hook(c, count_hook, NULL);
+	for (i = 0; i < N; i++) {	/* no reader: the ring fills up */
+		irq_wake(c, 0, 1000 * i, 1, 200 + i, "app");
+		rtm_ev_switch(c, 1, 1000 * i + 100 + 100 * (i & 1), 0, 0,
+			      200 + i, 200 + i, cm);
+	}
+	CHECK(hk.calls == N && hk.bad == 0);
+	CHECK(hk.ring_full == N - p.ring_slots);
+	/* the dropped record was built like a ring record */
+	r = hk.last_full;
+	CHECK(r.seq == N && r.kind == RTM_KIND_IRQ && r.source == 1 &&
+	      r.cpu == 1 && r.target_id == 0 && r.target_pid == 200 + N - 1 &&
+	      !strcmp((char *)r.target_comm, "app"));
+	CHECK(r.start_ns == 1000 * (N - 1) && r.end_ns == 1000 * (N - 1) + 100 &&
+	      r.latency_ns == 100 && !(r.flags & RTM_REC_F_DEADLINE_MISS));
+	CHECK(r.nhops == 3 && r.hops[0].type == RTM_HOP_IRQ &&
+	      r.hops[1].type == RTM_HOP_WAKING &&
+	      r.hops[2].type == RTM_HOP_SWITCH_IN && r.hops[3].type == 0);
+	/* a TIMEOUT report from tick into the full ring: seen and dropped */
+	irq_wake(c, 1, 10000, 1, 300, "app");
+	rtm_ev_tick(c, 1, 10500);
+	CHECK(hk.calls == N + 1 && hk.ring_full == N + 1 - p.ring_slots);
+	CHECK(hk.last_full.seq == N + 1 &&
+	      (hk.last_full.flags & RTM_REC_F_TIMEOUT) && hk.last_full.nhops == 1);
+	rtm_core_stats(c, &s);
+	CHECK(s.records_emitted == N + 1 && s.records_filtered == 0);
+	CHECK(s.drop_ring_full == N + 1 - p.ring_slots && s.hook_skipped == 0);
+	CHECK(s.records_written == p.ring_slots);
+	/* the ring holds the first ring_slots records, published normally */
+	while (rtm_core_read(c, 1, &r)) {
+		n++;
+		CHECK(r.seq == n && !(r.flags & RTM_REC_F_RING_FULL));
+	}
+	CHECK(n == p.ring_slots && drain(c, 2, NULL) == 0);
+	rtm_ev_tick(c, 0, 10000 + p.max_age_ns + 1);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/* nested emitters on one cpu while the overflow scratch is in use */
+static void t_hook_ring_full_nested(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_stats s;
+	char cm[16];
+	unsigned int i;
+
+	begin("hook_ring_full_nested_skipped");
+	memset(&hk, 0, sizeof(hk));
+	rtm_params_default(&p, 2);
+	p.ring_slots = 2;
+	c = mk(&p);
+	hk.c = c;
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_IRQ, 1, RTM_END_SWITCH_IN, 0) == 0);
+	CHECK(target(c, 1, NULL, RTM_SRC_IRQ, 9, 0, 0) == 0);	/* IRQ-only */
+	rtm_core_set_hook(c, count_hook, NULL);
+	for (i = 0; i < 3; i++) {	/* 2 into the ring, 1 dropped */
+		irq_wake(c, 0, 1000 * i, 1, 200, "app");
+		rtm_ev_switch(c, 1, 1000 * i + 100, 0, 0, 200, 200, cm);
+	}
+	CHECK(hk.calls == 3 && hk.ring_full == 1);
+	/* the next dropped record's hook is interrupted by 2 IRQ chains */
+	hk.nest = 2;
+	irq_wake(c, 0, 5000, 1, 200, "app");
+	rtm_ev_switch(c, 1, 5100, 0, 0, 200, 200, cm);
+	hk.nest = 0;
+	CHECK(hk.calls == 4 && hk.ring_full == 2 && hk.bad == 0);
+	CHECK(hk.last_full.seq == 4 && hk.last_full.target_id == 0 &&
+	      hk.last_full.end_ns == 5100);
+	rtm_core_stats(c, &s);
+	CHECK(s.records_emitted == 6 && s.chains_completed == 6);
+	CHECK(s.hook_skipped == 2 && s.drop_ring_full == 4);
+	CHECK(hk.calls + s.hook_skipped == s.records_emitted);
+	/* the scratch is free again: the next dropped record is seen */
+	irq_wake(c, 1, 6000, 9, 0, "");
+	CHECK(hk.calls == 5 && hk.ring_full == 3 && hk.last_full.seq == 7 &&
+	      hk.last_full.target_id == 1 && hk.bad == 0);
+	rtm_core_stats(c, &s);
+	CHECK(hk.calls + s.hook_skipped == s.records_emitted);
+	CHECK(s.records_written + s.drop_ring_full + s.records_filtered ==
+	      s.records_emitted && s.records_filtered == 0);
+	CHECK(drain(c, 2, NULL) == 2);
+	rtm_ev_tick(c, 0, 6000 + p.max_age_ns + 1);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 /* soft timer slot: separate from the hard one, lost exit, quiescence */
 static void t_soft_timer_slot(void)
 {
@@ -478,6 +630,8 @@ int main(void)
 	t_cookie_scope();
 	t_ring_wrap();
 	t_hook();
+	t_hook_ring_full();
+	t_hook_ring_full_nested();
 	t_soft_timer_slot();
 	free(mem);
 	return failed;
