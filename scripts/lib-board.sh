@@ -67,13 +67,18 @@ board_kver() {
 }
 
 # board_kdir: kernel build tree for the board: BOARD_KDIR if set, else the
-# installed Debian headers of the resolved kernel.
+# installed Debian headers of the resolved kernel (for another suite: the
+# sysroot of board_suite_headers).
 board_kdir() {
 	if [ -n "${BOARD_KDIR:-}" ]; then
 		echo "$BOARD_KDIR"
 		return
 	fi
 	local kver d
+	if board_other_suite; then
+		board_suite_headers
+		return
+	fi
 	kver=$(board_kver)
 	d=/usr/src/linux-headers-$kver
 	[ -f "$d/Makefile" ] || die "kernel headers for $kver not installed in $d (run 'make deps')"
@@ -107,4 +112,213 @@ board_fetch_kernel() {
 		touch "$dir/.complete"
 	fi
 	echo "$dir"
+}
+
+# ---- boards from another Debian suite (BOARD_SUITE=trixie on bookworm) ----
+# The system's apt sources stay as they are. A board whose BOARD_SUITE is not
+# the build machine's own suite resolves its packages through a separate apt
+# state in $RTMON_CACHE/apt/SUITE (its own sources.list and lists, the same
+# mirror as the system's), and builds against a sysroot of that suite's
+# header packages in $RTMON_CACHE/sysroot (never installed system-wide).
+
+# host_suite: the build machine's Debian codename (bookworm).
+host_suite() {
+	(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+}
+
+# board_other_suite: true when the board's kernel comes from a suite other
+# than the build machine's.
+board_other_suite() {
+	[ -n "${BOARD_SUITE:-}" ] && [ "$BOARD_SUITE" != "$(host_suite)" ]
+}
+
+# debian_mirror: the Debian archive the system's sources use for its own
+# suite (one-line or deb822 sources); RTMON_DEBIAN_MIRROR overrides.
+debian_mirror() {
+	local m=${RTMON_DEBIAN_MIRROR:-}
+	if [ -z "$m" ]; then
+		m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk -v s="$(host_suite)" '
+			/^deb[ \t]/ { sub(/\[[^]]*\]/, ""); if ($3 == s) { print $2; exit } next }
+			/^URIs:/ { uri = $2; next }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == s && uri != "") { print uri; exit } }
+			/^[ \t]*$/ { uri = "" }')
+	fi
+	[ -n "$m" ] || die "cannot find the Debian mirror in /etc/apt/sources.list* (set RTMON_DEBIAN_MIRROR)"
+	echo "${m%/}"
+}
+
+# suite_apt_dir SUITE: the separate apt state of a suite.
+suite_apt_dir() {
+	echo "$RTMON_CACHE/apt/$1"
+}
+
+# suite_apt_update SUITE [force]: write the suite's sources.list and refresh
+# its lists when missing or older than a day (or when asked to). The lists
+# hold the build machine's architectures (dpkg --print-foreign-architectures).
+suite_apt_update() {
+	local s=$1 d fresh a
+	d=$(suite_apt_dir "$s")
+	mkdir -p "$d/lists/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $s main" \
+		>"$d/sources.list.new"
+	if cmp -s "$d/sources.list.new" "$d/sources.list"; then
+		rm -f "$d/sources.list.new"
+	else
+		mv "$d/sources.list.new" "$d/sources.list"
+		rm -f "$d"/lists/*_Packages*
+	fi
+	fresh=$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)
+	[ -z "$fresh" ] || [ "${2:-}" = force ] || return 0
+	echo "apt-get update ($s, separate state in ${d#"$HOME"/})" >&2
+	command apt-get -qq -o APT::Sandbox::User=root $(suite_apt_opts "$s") update >&2 ||
+		die "apt-get update for $s failed"
+	# the lists hold only what the architectures asked for: check amd64 etc.
+	for a in $(dpkg --print-architecture) $(dpkg --print-foreign-architectures); do
+		ls "$d"/lists/*"binary-${a}_Packages"* >/dev/null 2>&1 ||
+			echo "note: no $s package list for $a" >&2
+	done
+}
+
+# suite_apt_opts SUITE: apt options selecting the suite's separate state.
+suite_apt_opts() {
+	local d
+	d=$(suite_apt_dir "$1")
+	echo "-o Dir::State::Lists=$d/lists -o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null"
+}
+
+# apt-cache, apt-get: for a board of another suite, every apt call made
+# through this library (deb_dep_of, deb_candidate, apt-get download...)
+# uses that suite's separate state; for the build machine's own suite they
+# are the plain commands.
+apt-cache() {
+	if board_other_suite; then
+		suite_apt_update "$BOARD_SUITE"
+		# shellcheck disable=SC2046
+		command apt-cache $(suite_apt_opts "$BOARD_SUITE") "$@"
+	else
+		command apt-cache "$@"
+	fi
+}
+apt-get() {
+	if board_other_suite; then
+		suite_apt_update "$BOARD_SUITE"
+		# shellcheck disable=SC2046
+		command apt-get $(suite_apt_opts "$BOARD_SUITE") "$@"
+	else
+		command apt-get "$@"
+	fi
+}
+
+# suite_deb_get DIR PKG=VER...: download packages through the board's apt
+# state into the cache and unpack them into DIR.
+suite_deb_get() {
+	local dir=$1 spec pkg ver name f debs=$RTMON_CACHE/debs
+	shift
+	mkdir -p "$debs" "$dir"
+	for spec in "$@"; do
+		pkg=${spec%%=*} ver=${spec#*=} name=${spec%%[:=]*}
+		f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+		if [ -z "$f" ]; then
+			echo "fetching $pkg $ver" >&2
+			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
+				die "apt-get download $pkg=$ver failed"
+			f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb | head -n1 || true)
+		fi
+		dpkg-deb -x "$f" "$dir" || die "dpkg-deb -x $f failed"
+	done
+}
+
+# glibc_needed ELF: the newest GLIBC_x.y symbol version an executable needs.
+glibc_needed() {
+	{ objdump -T "$1" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1; } || true
+}
+
+# board_suite_headers: KDIR for a board of another suite: a sysroot with the
+# suite's headers (flavour + common), its linux-kbuild for the build machine,
+# made usable on the build machine:
+# - the flavour Makefile includes the common one by absolute /usr/src path:
+#   pointed at the sysroot;
+# - kbuild's host tools (objtool, modpost, resolve_btfids of trixie's 6.12)
+#   need a newer glibc than bookworm's 2.36: run through the suite's own
+#   dynamic loader and libraries (libc6, libelf1t64, zlib1g, libzstd1),
+#   unpacked into the sysroot;
+# - the compiler the kernel was built with (CONFIG_CC_VERSION_TEXT: gcc-14
+#   for trixie) is missing on bookworm: .kernelvariables (read by the
+#   kernel Makefile) is made to use the newest gcc-N present, and when that
+#   is older than 14, to use -falign-functions instead of
+#   -fmin-function-alignment (a gcc 14 option). The check of the compiler
+#   version is already off in Debian's headers
+#   (DEBIAN_KERNEL_NO_CC_VERSION_CHECK);
+# - vmlinux (BTF only, base for module BTF) is renamed when pahole is
+#   missing or older than the kernel's: the module is built without BTF
+#   (kbuild says "Skipping BTF generation"), like with the 6.1 headers.
+# Prints the headers' directory.
+board_suite_headers() {
+	local kver hpkg ver deps common kbuild root tmp d kb libs f need host cc prefix v pv
+	kver=$(board_kver)
+	hpkg=linux-headers-$kver
+	[ "${BOARD_DEB_ARCH:-}" = "$(dpkg --print-architecture)" ] || hpkg=$hpkg:$BOARD_DEB_ARCH
+	ver=$(deb_candidate "$hpkg")
+	[ -n "$ver" ] || die "no candidate version for $hpkg in $BOARD_SUITE"
+	root=$RTMON_CACHE/sysroot/$BOARD_SUITE-linux-headers-${kver}_$ver
+	d=$root/usr/src/linux-headers-$kver
+	if [ ! -f "$root/.complete" ]; then
+		deps=$(apt-cache depends "$hpkg" 2>/dev/null)
+		common=$(echo "$deps" | awk '/Depends: <?linux-headers-.*-common/ {print $2; exit}' | tr -d '<>')
+		kbuild=$(echo "$deps" | awk '/Depends: <?linux-kbuild-/ {print $2; exit}' | tr -d '<>')
+		common=${common%%:*} kbuild=${kbuild%%:*}
+		[ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve the dependencies of $hpkg"
+		tmp=$root.tmp
+		rm -rf "$root" "$tmp"
+		suite_deb_get "$tmp" "$hpkg=$ver" "$common=$ver" \
+			"$kbuild:$(dpkg --print-architecture)=$(deb_candidate "$kbuild:$(dpkg --print-architecture)")"
+		sed -i "s|^include /usr/src/|include $root/usr/src/|" "$tmp/usr/src/linux-headers-$kver/Makefile"
+		kb=$tmp/usr/lib/$kbuild
+		# host tools needing a newer C library than the build machine's
+		host=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
+		libs=$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+		for f in $(find "$kb" -type f -perm -u+x); do
+			file -b "$f" | grep -q '^ELF' || continue
+			need=$(glibc_needed "$f")
+			[ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$host" | sort -V | tail -n1)" != "$host" ] || continue
+			if [ ! -e "$tmp/.suite-libs" ]; then
+				local p specs=()
+				for p in libc6 libelf1t64 zlib1g libzstd1; do
+					specs+=("$p=$(deb_candidate "$p")")
+				done
+				suite_deb_get "$tmp" "${specs[@]}"
+				touch "$tmp/.suite-libs"
+			fi
+			mv "$f" "$f.bin"
+			printf '#!/bin/sh\n# %s needs glibc %s: run it with %s'"'"'s C library\nexec %s --library-path %s "$0.bin" "$@"\n' \
+				"${f##*/}" "$need" "$BOARD_SUITE" "$libs/ld-linux-x86-64.so.2" "$libs" >"$f"
+			chmod 755 "$f"
+		done
+		# the compiler
+		cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$tmp/usr/src/linux-headers-$kver/.config")
+		prefix=${cc%-*} v=${cc##*-}
+		if ! command -v "$cc" >/dev/null; then
+			for v in 14 13 12 11; do
+				command -v "$prefix-$v" >/dev/null && break
+			done
+			command -v "$prefix-$v" >/dev/null || die "no $prefix-N compiler for $kver (kernel built with $cc)"
+			{
+				echo "# rtmon sysroot: the kernel was built with $cc, not on this machine"
+				echo "override CC = $prefix-$v"
+				if [ "$v" -lt 14 ] && grep -q '^CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=y' "$tmp/usr/src/linux-headers-$kver/.config"; then
+					echo "# -fmin-function-alignment is new in gcc 14: use -falign-functions"
+					echo "override CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT :="
+				fi
+			} >>"$tmp/usr/src/linux-headers-$kver/.kernelvariables"
+		fi
+		pv=$(pahole --version 2>/dev/null | tr -dc 0-9 || true)
+		if [ -z "$pv" ] || [ "$pv" -lt "$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$tmp/usr/src/linux-headers-$kver/.config")" ]; then
+			mv "$tmp/usr/src/linux-headers-$kver/vmlinux" "$tmp/usr/src/linux-headers-$kver/vmlinux.btf-base" 2>/dev/null || true
+		fi
+		mv "$tmp" "$root"
+		touch "$root/.complete"
+	fi
+	echo "$d"
 }
