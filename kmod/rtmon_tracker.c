@@ -298,6 +298,7 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->drop_task_table = s.drop_task_bucket;
 	o->drop_cookie_table = s.drop_cookie_bucket;
 	o->drop_hops = s.drop_hops;
+	o->hook_skipped = s.hook_skipped;
 	for_each_possible_cpu(cpu)
 		o->deadline_misses +=
 			READ_ONCE(per_cpu_ptr(rtmon_stats, cpu)->deadline_misses);

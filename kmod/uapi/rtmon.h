@@ -123,7 +123,10 @@ struct rtmon_counters {
 	__u64 drop_cookie_table;
 	__u64 drop_hops;
 	__u64 probe_hits[16];	/* per probe, in the status file's order */
-	__u64 reserved[8];
+	__u64 hook_skipped;	/* records dropped on a full ring while a
+				 * nested one was being dropped: missing
+				 * from statistics and tracepoints */
+	__u64 reserved[7];
 };
 
 #define RTMON_IOC_MAGIC		0xb7
