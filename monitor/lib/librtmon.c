@@ -3,6 +3,7 @@
  * librtmon.c - the user-space side of /dev/rtmon (see rtmon/rtmon.h).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,6 +13,15 @@
 #include <unistd.h>
 
 #include "rtmon/rtmon.h"
+
+/*
+ * lttng-ust call sites with dynamic linkage: the provider lives in
+ * librtmon-ust.so, loaded below; without it (or without lttng-ust) the
+ * tracepoints cost one load and a not-taken branch.
+ */
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
+#include "rtmon_tp.h"
 
 struct rtmon {
 	int fd;
@@ -23,11 +33,34 @@ static int rtmon_marker_fd = -1;
 static int rtmon_marker_err;
 static pthread_once_t rtmon_marker_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Load the tracepoint provider: $RTMON_UST_PROVIDER (a path), else
+ * librtmon-ust.so.0 from the library path; RTMON_LTTNG=0 turns it off.
+ * Quietly nothing when it (or liblttng-ust) is not installed.
+ */
+static void rtmon_ust_load(void)
+{
+	const char *off = getenv("RTMON_LTTNG");
+	const char *path = getenv("RTMON_UST_PROVIDER");
+
+	if (off && !strcmp(off, "0"))
+		return;
+	if (!dlopen(path && *path ? path : "librtmon-ust.so.0", RTLD_NOW | RTLD_GLOBAL))
+		(void)dlerror();
+}
+
 static void rtmon_marker_open(void)
 {
+	rtmon_ust_load();
 	rtmon_marker_fd = open(RTMON_DEVICE, O_RDONLY | O_CLOEXEC);
 	if (rtmon_marker_fd < 0)
 		rtmon_marker_err = -errno;
+}
+
+int rtmon_init(void)
+{
+	pthread_once(&rtmon_marker_once, rtmon_marker_open);
+	return rtmon_marker_fd < 0 ? rtmon_marker_err : 0;
 }
 
 static int rtmon_mark(unsigned long cmd, uint64_t cookie)
@@ -42,12 +75,16 @@ static int rtmon_mark(unsigned long cmd, uint64_t cookie)
 
 int rtmon_work_begin(uint64_t cookie)
 {
+	lttng_ust_tracepoint(rtmon, work_begin, cookie);
 	return rtmon_mark(RTMON_IOC_WORK_BEGIN, cookie);
 }
 
 int rtmon_work_end(uint64_t cookie)
 {
-	return rtmon_mark(RTMON_IOC_WORK_END, cookie);
+	int ret = rtmon_mark(RTMON_IOC_WORK_END, cookie);
+
+	lttng_ust_tracepoint(rtmon, work_end, cookie);
+	return ret;
 }
 
 /* ---- control ---- */

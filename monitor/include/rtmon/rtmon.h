@@ -17,6 +17,21 @@
  *    -ENOENT when the module is not loaded); an application may ignore the
  *    result: monitoring must never break the monitored program.
  *
+ *    LTTng: each marker also hits an lttng-ust tracepoint, provider
+ *    "rtmon", events "work_begin" and "work_end" with a field "cookie"
+ *    (begin: before the ioctl, end: after it), so the markers show in
+ *    user-space traces on CLOCK_MONOTONIC, the clock of rtmon's records.
+ *    Enable them with 'lttng enable-event -u "rtmon:*"' (rtmond's snapshot
+ *    session does). The provider is librtmon-ust.so.0, loaded on the first
+ *    marker (or rtmon_init()) when lttng-ust is installed; set
+ *    RTMON_UST_PROVIDER=/path/librtmon-ust.so to load it from elsewhere,
+ *    RTMON_LTTNG=0 to never load it. Without it the tracepoints are a
+ *    not-taken branch. Link: pkg-config --libs librtmon (libc only).
+ *
+ *    Call rtmon_init() at start-up (optional) to do the one-time work
+ *    (open the device, load the provider, which registers with a running
+ *    lttng-sessiond) before the first real-time work item instead of in it.
+ *
  * 2. Controlling the module and reading its records (rtmond, rtmonctl):
  *    rtmon_open(), the target functions, rtmon_read_records().
  *
@@ -38,6 +53,8 @@ extern "C" {
 
 /* ---- markers ---- */
 
+/* Open the device and load the tracepoint provider now (see above). */
+int rtmon_init(void);
 /* A chain's work item is taken up (by the thread that was woken). */
 int rtmon_work_begin(uint64_t cookie);
 /* The work item with this cookie is done (any thread of the process). */

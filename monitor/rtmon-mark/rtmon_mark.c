@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtmon-mark - mark work from a shell script or another language:
+ *
+ *   rtmon-mark begin COOKIE
+ *   rtmon-mark end COOKIE
+ *
+ * The same librtmon markers an application calls (one ioctl and the
+ * rtmon:work_begin/work_end lttng-ust tracepoint). COOKIE: a decimal or
+ * 0x-hex 64-bit number. Exit 0, 1 when the marker failed (message on
+ * stderr), 2 on bad usage.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtmon/rtmon.h"
+
+int main(int argc, char **argv)
+{
+	unsigned long long cookie;
+	char *end;
+	int ret;
+
+	if (argc != 3 || (strcmp(argv[1], "begin") && strcmp(argv[1], "end"))) {
+		fprintf(stderr, "usage: rtmon-mark begin|end COOKIE\n");
+		return 2;
+	}
+	errno = 0;
+	cookie = strtoull(argv[2], &end, 0);
+	if (errno || *end || end == argv[2] || argv[2][0] == '-') {
+		fprintf(stderr, "rtmon-mark: bad cookie '%s' (a 64-bit number)\n", argv[2]);
+		return 2;
+	}
+	ret = !strcmp(argv[1], "begin") ? rtmon_work_begin(cookie) : rtmon_work_end(cookie);
+	if (ret) {
+		fprintf(stderr, "rtmon-mark: %s %llu: %s%s\n", argv[1], cookie, strerror(-ret),
+			ret == -ENOENT ? " (is the rtmon module loaded?)" : "");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * config.h - rtmond's configuration (config/rtmon.conf), parsed with
+ * libconfig. One immutable struct per loaded file: SIGHUP builds a new one
+ * and publishes it with RCU; nothing in a published config changes.
+ */
+#ifndef RTMOND_CONFIG_H
+#define RTMOND_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtmon/rtmon.h"
+
+#define RTMOND_MAX_TARGETS	64
+#define RTMOND_MAX_LE		32
+
+struct rtmond_target_conf {
+	char name[RTMON_NAME_LEN];
+	struct rtmon_target t;		/* what goes to the module (id unset) */
+};
+
+struct rtmond_config {
+	char path[512];
+	unsigned int ntargets;
+	struct rtmond_target_conf targets[RTMOND_MAX_TARGETS];
+
+	/* snapshot: where misses go and what is saved with each */
+	char dir[256];			/* misses.jsonl, per-miss files */
+	int records_file;		/* also every record to records.jsonl */
+	int ftrace;
+	char ftrace_instance[64];
+	unsigned int ftrace_buffer_kb;
+	int lttng;
+	char lttng_output[256];		/* "" = <dir>/lttng, or net://HOST[:P:P] */
+	char lttng_session[64];
+	unsigned int rate_burst;	/* token bucket: burst */
+	uint64_t rate_interval_ns;	/* then one per interval */
+
+	/* metrics */
+	char listen[128];		/* "" = no HTTP endpoint; ADDR:PORT */
+	char textfile[256];		/* "" = none; node_exporter textfile */
+	uint64_t textfile_interval_ns;
+	unsigned int nle;
+	uint64_t le_ns[RTMOND_MAX_LE];	/* histogram bucket bounds, ascending */
+
+	/* real time */
+	int policy;			/* SCHED_FIFO / SCHED_RR / SCHED_OTHER */
+	int priority;
+	int mlockall;
+	int keep_admin;			/* keep CAP_SYS_ADMIN for reloads */
+};
+
+/*
+ * Parse path into *c. On error returns -1 and writes one line
+ * "FILE:LINE: KEY: MESSAGE" (without newline) into err.
+ */
+int rtmond_config_load(const char *path, struct rtmond_config *c,
+		       char *err, size_t errlen);
+/* Same, from a string (the fuzz harness and unit tests); name for errors. */
+int rtmond_config_parse(const char *text, const char *name,
+			struct rtmond_config *c, char *err, size_t errlen);
+/* Two targets ask the module for the same thing (ids aside). */
+int rtmond_target_same(const struct rtmon_target *a, const struct rtmon_target *b);
+
+#endif /* RTMOND_CONFIG_H */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - Prometheus text exposition: module counters
+ * (RTMON_IOC_COUNTERS), rtmond's own counters and per-target latency
+ * histograms (_bucket{le}, _sum, _count) plus quantile gauges, served by
+ * libmicrohttpd on the configured ADDRESS:PORT (loopback by default)
+ * and/or written atomically as a node_exporter textfile.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <microhttpd.h>
+
+#include "rtmond.h"
+
+static struct MHD_Daemon *mhd;
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void __attribute__((format(printf, 2, 3))) bput(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		b->cap = (b->cap + (size_t)n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+}
+
+static void counter(struct buf *b, const char *name, const char *help, uint64_t v)
+{
+	bput(b, "# HELP %s %s\n# TYPE %s counter\n%s %" PRIu64 "\n", name, help, name, name, v);
+}
+
+__thread int rtmond_rcu_registered;
+
+char *rtmond_metrics_text(size_t *len)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	struct rtmon_counters c;
+	struct buf b = { 0 };
+	struct rtmond_live *live;
+	struct rtmon_hist *h;
+	unsigned int i, j;
+	int reg = !rtmond_rcu_registered;
+
+	h = malloc(sizeof(*h));
+	if (!h)
+		return NULL;
+	/* the HTTP thread registers for the time of one scrape */
+	if (reg)
+		urcu_memb_register_thread();
+	if (!rtmon_counters(rtmond_dev, &c)) {
+		counter(&b, "rtmon_chains_started_total", "Chains the module started.", c.chains_started);
+		counter(&b, "rtmon_chains_completed_total", "Chains that reached a target's end.", c.chains_completed);
+		counter(&b, "rtmon_chains_abandoned_total", "Chains whose branches all ended before a target.", c.chains_abandoned);
+		counter(&b, "rtmon_chains_expired_total", "Chains reclaimed after max_age_ms.", c.chains_expired);
+		counter(&b, "rtmon_chains_overdue_total", "Chains reported open past their deadline.", c.chains_overdue);
+		counter(&b, "rtmon_deadline_misses_total", "Chains completed past their deadline.", c.deadline_misses);
+		counter(&b, "rtmon_records_emitted_total", "Records the module emitted.", c.records_emitted);
+		counter(&b, "rtmon_records_read_total", "Records read from the module.", c.records_read);
+		bput(&b, "# HELP rtmon_drops_total Events or records the module dropped, by cause.\n"
+			 "# TYPE rtmon_drops_total counter\n");
+		bput(&b, "rtmon_drops_total{cause=\"ring_full\"} %llu\n", c.drop_ring_full);
+		bput(&b, "rtmon_drops_total{cause=\"no_chain\"} %llu\n", c.drop_no_chain);
+		bput(&b, "rtmon_drops_total{cause=\"no_branch\"} %llu\n", c.drop_no_branch);
+		bput(&b, "rtmon_drops_total{cause=\"task_table\"} %llu\n", c.drop_task_table);
+		bput(&b, "rtmon_drops_total{cause=\"cookie_table\"} %llu\n", c.drop_cookie_table);
+		bput(&b, "rtmon_drops_total{cause=\"hops\"} %llu\n", c.drop_hops);
+	}
+	counter(&b, "rtmond_records_total", "Records rtmond read.", CNT_GET(records));
+	counter(&b, "rtmond_seq_gaps_total", "Gaps in the record sequence rtmond saw.", CNT_GET(seq_gaps));
+	counter(&b, "rtmond_records_lost_total", "Records missing from the sequence.", CNT_GET(records_lost));
+	counter(&b, "rtmond_misses_total", "Deadline misses and timeouts rtmond read.", CNT_GET(misses));
+	bput(&b, "# HELP rtmond_snapshots_total Snapshots saved (kind) or skipped (reason).\n"
+		 "# TYPE rtmond_snapshots_total counter\n");
+	bput(&b, "rtmond_snapshots_total{kind=\"ftrace\"} %" PRIu64 "\n", CNT_GET(snap_ftrace));
+	bput(&b, "rtmond_snapshots_total{kind=\"lttng\"} %" PRIu64 "\n", CNT_GET(snap_lttng));
+	bput(&b, "rtmond_snapshots_total{kind=\"rate_limited\"} %" PRIu64 "\n", CNT_GET(snap_rate_limited));
+	bput(&b, "rtmond_snapshots_total{kind=\"busy\"} %" PRIu64 "\n", CNT_GET(snap_busy));
+	bput(&b, "rtmond_snapshots_total{kind=\"failed\"} %" PRIu64 "\n", CNT_GET(snap_failed));
+
+	urcu_memb_read_lock();
+	live = rcu_dereference(rtmond_live);
+	if (live) {
+		const struct rtmond_config *cf = &live->conf;
+
+		bput(&b, "# HELP rtmon_target_records_total Records per target (completions and timeouts).\n"
+			 "# TYPE rtmon_target_records_total counter\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			bput(&b, "rtmon_target_records_total{target=\"%s\"} %" PRIu64 "\n",
+			     s->name, __atomic_load_n(&s->records, __ATOMIC_RELAXED));
+		}
+		bput(&b, "# HELP rtmon_target_misses_total Deadline misses per target (completions past the deadline).\n"
+			 "# TYPE rtmon_target_misses_total counter\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			bput(&b, "rtmon_target_misses_total{target=\"%s\"} %" PRIu64 "\n",
+			     s->name, __atomic_load_n(&s->misses, __ATOMIC_RELAXED));
+		}
+		bput(&b, "# HELP rtmon_target_timeouts_total Chains reported open past the deadline per target.\n"
+			 "# TYPE rtmon_target_timeouts_total counter\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			bput(&b, "rtmon_target_timeouts_total{target=\"%s\"} %" PRIu64 "\n",
+			     s->name, __atomic_load_n(&s->timeouts, __ATOMIC_RELAXED));
+		}
+		bput(&b, "# HELP rtmon_target_deadline_seconds Deadline per target (0: none).\n"
+			 "# TYPE rtmon_target_deadline_seconds gauge\n");
+		for (i = 0; i < cf->ntargets; i++)
+			bput(&b, "rtmon_target_deadline_seconds{target=\"%s\"} %.9f\n",
+			     cf->targets[i].name, cf->targets[i].t.deadline_ns / 1e9);
+		bput(&b, "# HELP rtmon_latency_seconds Chain latency per target (completed chains).\n"
+			 "# TYPE rtmon_latency_seconds histogram\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			pthread_mutex_lock(&s->lock);
+			memcpy(h, &s->hist, sizeof(*h));
+			pthread_mutex_unlock(&s->lock);
+			for (j = 0; j < cf->nle; j++)
+				bput(&b, "rtmon_latency_seconds_bucket{target=\"%s\",le=\"%.9g\"} %" PRIu64 "\n",
+				     s->name, cf->le_ns[j] / 1e9, rtmon_hist_count_below(h, cf->le_ns[j]));
+			bput(&b, "rtmon_latency_seconds_bucket{target=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
+			     s->name, h->count);
+			bput(&b, "rtmon_latency_seconds_sum{target=\"%s\"} %.9f\n", s->name, h->sum_ns / 1e9);
+			bput(&b, "rtmon_latency_seconds_count{target=\"%s\"} %" PRIu64 "\n", s->name, h->count);
+		}
+		bput(&b, "# HELP rtmon_latency_quantile_seconds Latency quantiles per target from rtmond's 1 us histogram (quantile 1 is the maximum).\n"
+			 "# TYPE rtmon_latency_quantile_seconds gauge\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			pthread_mutex_lock(&s->lock);
+			memcpy(h, &s->hist, sizeof(*h));
+			pthread_mutex_unlock(&s->lock);
+			if (!h->count)
+				continue;
+			for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
+				bput(&b, "rtmon_latency_quantile_seconds{target=\"%s\",quantile=\"%g\"} %.9f\n",
+				     s->name, qs[j], rtmon_hist_percentile(h, qs[j] * 100) / 1e9);
+			bput(&b, "rtmon_latency_quantile_seconds{target=\"%s\",quantile=\"0\"} %.9f\n",
+			     s->name, h->min_ns / 1e9);
+		}
+	}
+	urcu_memb_read_unlock();
+	if (reg)
+		urcu_memb_unregister_thread();
+	free(h);
+	if (!b.p)
+		bput(&b, "%s", "");
+	*len = b.len;
+	return b.p;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *data,
+			       size_t *data_size, void **state)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t len;
+	char *text;
+
+	(void)cls; (void)version; (void)data; (void)data_size; (void)state;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return MHD_NO;
+	if (strcmp(url, "/metrics") && strcmp(url, "/")) {
+		static char nf[] = "not found: try /metrics\n";
+
+		resp = MHD_create_response_from_buffer(strlen(nf), nf, MHD_RESPMEM_PERSISTENT);
+		ret = MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	text = rtmond_metrics_text(&len);
+	if (!text)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int rtmond_metrics_start(const struct rtmond_config *c)
+{
+	struct sockaddr_storage ss;
+	char host[128];
+	const char *colon;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	int port;
+
+	if (!c->listen[0])
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	colon = strrchr(c->listen, ':');
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - c->listen), c->listen);
+	port = atoi(colon + 1);
+	if (host[0] == '[') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		host[strlen(host) - 1] = 0;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, host + 1, &s6->sin6_addr);
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, host, &s4->sin_addr);
+	}
+	mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handler, NULL,
+			       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			       MHD_OPTION_CONNECTION_LIMIT, 16u,
+			       MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+			       MHD_OPTION_END);
+	if (!mhd) {
+		rtmond_log("metrics: cannot listen on %s", c->listen);
+		return -EADDRINUSE;
+	}
+	rtmond_log("metrics: http://%s/metrics", c->listen);
+	return 0;
+}
+
+void rtmond_metrics_stop(void)
+{
+	if (mhd) {
+		MHD_stop_daemon(mhd);
+		mhd = NULL;
+	}
+}
+
+int rtmond_metrics_textfile(const char *path)
+{
+	char tmp[300];
+	size_t len;
+	char *text = rtmond_metrics_text(&len);
+	FILE *f;
+	int ok;
+
+	if (!text)
+		return -ENOMEM;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		free(text);
+		return -errno;
+	}
+	ok = fwrite(text, 1, len, f) == len;
+	ok = !fclose(f) && ok;
+	free(text);
+	if (!ok || rename(tmp, path)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	return 0;
+}

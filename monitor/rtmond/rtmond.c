@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtmond - rtmon's daemon.
+ *
+ *   rtmond [-c FILE] [--check] [--device PATH]
+ *
+ * Opens /dev/rtmon, makes the module's targets match its configuration
+ * (config/rtmon.conf, installed as /etc/rtmon/rtmon.conf), reads every chain
+ * record with poll(), keeps per-target statistics (1 us histogram, see
+ * rtmon_hist.h), and for each deadline miss or timeout writes a JSON line
+ * to DIR/misses.jsonl naming the ftrace and LTTng snapshots taken for it
+ * (snapshot.c). Metrics: metrics.c. SIGHUP reloads the configuration
+ * (refused as a whole if the file is bad or a target cannot be added; the
+ * old one stays), SIGTERM/SIGINT exit cleanly. Targets stay in the module
+ * when rtmond exits: records emitted while it is down wait in the
+ * module's rings and are read at the next start; the last sequence number
+ * read is kept in DIR/rtmond.seq so a restart can tell whether anything
+ * was lost (logged either way). Logs go to stderr.
+ *
+ * Exit status: 0 after SIGTERM/SIGINT or a good --check, 1 on a bad
+ * configuration or a failed start, 2 on bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "rtmond.h"
+#include "rtmon_format.h"
+
+#define BATCH		64
+#define MAX_IDS		1024
+
+struct rtmond_live *rtmond_live;
+struct rtmond_slot rtmond_slots[RTMOND_MAX_SLOTS];
+struct rtmon *rtmond_dev;
+struct rtmond_counters rtmond_cnt;
+
+static const char *conf_path = "/etc/rtmon/rtmon.conf";
+static int misses_fd = -1, records_fd = -1, seq_fd = -1;
+static int id2slot[MAX_IDS];
+static char id2name[MAX_IDS][RTMON_NAME_LEN];
+static uint64_t last_seq;
+static int have_last, restarted;
+static unsigned int max_targets;
+
+void rtmond_log(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "rtmond: ");
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	strcat(buf, "\n");
+	/* one write per line: lines from threads do not mix */
+	if (write(STDERR_FILENO, buf, strlen(buf)) < 0)
+		return;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = 0;
+			if (mkdir(p, 0755) && errno != EEXIST)
+				return -errno;
+			*s = '/';
+		}
+	if (mkdir(p, 0750) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ---- statistics slots ---- */
+
+static int slot_get(const char *name, int reset)
+{
+	pthread_mutexattr_t a;
+	int i;
+
+	for (i = 0; i < RTMOND_MAX_SLOTS && rtmond_slots[i].name[0]; i++)
+		if (!strcmp(rtmond_slots[i].name, name)) {
+			if (reset) {
+				pthread_mutex_lock(&rtmond_slots[i].lock);
+				rtmon_hist_init(&rtmond_slots[i].hist);
+				rtmond_slots[i].records = rtmond_slots[i].misses = 0;
+				rtmond_slots[i].timeouts = 0;
+				pthread_mutex_unlock(&rtmond_slots[i].lock);
+			}
+			return i;
+		}
+	if (i == RTMOND_MAX_SLOTS)
+		return -ENOSPC;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&rtmond_slots[i].lock, &a);
+	pthread_mutexattr_destroy(&a);
+	rtmon_hist_init(&rtmond_slots[i].hist);
+	snprintf(rtmond_slots[i].name, sizeof(rtmond_slots[i].name), "%s", name);
+	return i;
+}
+
+/* ---- targets: make the module match a configuration ---- */
+
+static const char *target_err(int err, const struct rtmon_target *t)
+{
+	static char buf[160];
+
+	if (err == -ENOENT && t->irq_name[0])
+		snprintf(buf, sizeof(buf), "no interrupt handler named '%s'", t->irq_name);
+	else if (err == -EPERM)
+		snprintf(buf, sizeof(buf), "not permitted (needs CAP_SYS_ADMIN)");
+	else if (err == -ENOSPC)
+		snprintf(buf, sizeof(buf), "all module target slots are in use");
+	else
+		snprintf(buf, sizeof(buf), "%s", strerror(-err));
+	return buf;
+}
+
+/*
+ * Fill nl (with nl->conf set) from the module: reuse identical targets
+ * (from old, or at start from the module), add the others, then remove what
+ * the new configuration no longer has. All or nothing: a failed add undoes
+ * the adds before it and leaves the module as it was.
+ */
+static int sync_targets(struct rtmond_live *old, struct rtmond_live *nl)
+{
+	const struct rtmond_config *c = &nl->conf;
+	uint32_t added[RTMOND_MAX_TARGETS], del[MAX_IDS];
+	unsigned int i, j, nadded = 0, ndel = 0, kept = 0;
+	int reused[RTMOND_MAX_TARGETS] = { 0 };
+	int err;
+
+	for (i = 0; i < c->ntargets; i++) {
+		const struct rtmond_target_conf *tc = &c->targets[i];
+		int found = 0;
+
+		if (old) {
+			for (j = 0; j < old->conf.ntargets; j++)
+				if (!strcmp(old->conf.targets[j].name, tc->name) &&
+				    rtmond_target_same(&old->conf.targets[j].t, &tc->t)) {
+					nl->kid[i] = old->kid[j];
+					reused[i] = found = 1;
+				}
+		} else {
+			for (j = 0; j < max_targets && j < MAX_IDS; j++) {
+				struct rtmon_target kt;
+
+				if (rtmon_target_get(rtmond_dev, j, &kt))
+					continue;
+				if (strncmp(kt.name, tc->name, sizeof(kt.name)))
+					continue;
+				if (!found && rtmond_target_same(&kt, &tc->t)) {
+					nl->kid[i] = j;
+					found = 1;
+				} else {
+					del[ndel++] = j;	/* same name, other spec */
+				}
+			}
+		}
+		if (found) {
+			kept++;
+			nl->slot[i] = slot_get(tc->name, 0);
+			continue;
+		}
+		{
+			struct rtmon_target t = tc->t;
+
+			err = rtmon_target_add(rtmond_dev, &t);
+			if (err) {
+				rtmond_log("target %s: %s", tc->name, target_err(err, &t));
+				while (nadded)
+					rtmon_target_del(rtmond_dev, added[--nadded]);
+				return err;
+			}
+			nl->kid[i] = t.id;
+			added[nadded++] = t.id;
+			nl->slot[i] = slot_get(tc->name, 1);
+		}
+	}
+	for (i = 0; i < c->ntargets; i++)
+		if (nl->slot[i] < 0) {
+			rtmond_log("too many target names over this run's reloads");
+			while (nadded)
+				rtmon_target_del(rtmond_dev, added[--nadded]);
+			return -ENOSPC;
+		}
+	if (old)
+		for (j = 0; j < old->conf.ntargets; j++) {
+			int still = 0;
+
+			for (i = 0; i < c->ntargets; i++)
+				if (reused[i] && nl->kid[i] == old->kid[j])
+					still = 1;
+			if (!still)
+				del[ndel++] = old->kid[j];
+		}
+	for (i = 0; i < ndel; i++)
+		if ((err = rtmon_target_del(rtmond_dev, del[i])) && err != -ENOENT)
+			rtmond_log("removing module target %u: %s", del[i], strerror(-err));
+	rtmond_log("targets: %u kept, %u added, %u removed", kept, nadded, ndel);
+	return 0;
+}
+
+static void build_id_map(const struct rtmond_live *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_IDS; i++) {
+		id2slot[i] = -1;
+		id2name[i][0] = 0;
+	}
+	for (i = 0; i < l->conf.ntargets; i++)
+		if (l->kid[i] < MAX_IDS) {
+			id2slot[l->kid[i]] = l->slot[i];
+			snprintf(id2name[l->kid[i]], RTMON_NAME_LEN, "%s", l->conf.targets[i].name);
+		}
+}
+
+/* Name of a target id; targets not from the configuration asked once. */
+static const char *id_name(uint16_t id)
+{
+	struct rtmon_target t;
+
+	if (id >= MAX_IDS)
+		return NULL;
+	if (!id2name[id][0]) {
+		if (!rtmon_target_get(rtmond_dev, id, &t) && t.name[0])
+			snprintf(id2name[id], RTMON_NAME_LEN, "%s", t.name);
+		else
+			snprintf(id2name[id], RTMON_NAME_LEN, "id%u", id);
+	}
+	return id2name[id];
+}
+
+/* ---- output files ---- */
+
+static int open_files(const struct rtmond_config *c)
+{
+	char p[512];
+	int err = mkdir_p(c->dir);
+
+	if (err) {
+		rtmond_log("cannot create %s: %s", c->dir, strerror(-err));
+		return err;
+	}
+	if (misses_fd >= 0)
+		close(misses_fd);
+	if (records_fd >= 0)
+		close(records_fd);
+	if (seq_fd >= 0)
+		close(seq_fd);
+	records_fd = -1;
+	snprintf(p, sizeof(p), "%s/misses.jsonl", c->dir);
+	misses_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (misses_fd < 0) {
+		rtmond_log("cannot open %s: %s", p, strerror(errno));
+		return -errno;
+	}
+	if (c->records_file) {
+		snprintf(p, sizeof(p), "%s/records.jsonl", c->dir);
+		records_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+		if (records_fd < 0)
+			rtmond_log("cannot open %s: %s", p, strerror(errno));
+	}
+	snprintf(p, sizeof(p), "%s/rtmond.seq", c->dir);
+	seq_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (seq_fd < 0)
+		rtmond_log("cannot open %s: %s", p, strerror(errno));
+	return 0;
+}
+
+static void write_line(int fd, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT), *line;
+	size_t n;
+
+	if (!s)
+		return;
+	n = strlen(s);
+	line = realloc(s, n + 2);
+	if (!line) {
+		free(s);
+		return;
+	}
+	line[n] = '\n';
+	/* one write per line (O_APPEND): a reader never sees half a line */
+	if (write(fd, line, n + 1) != (ssize_t)(n + 1))
+		rtmond_log("write: %s", strerror(errno));
+	free(line);
+}
+
+static void save_seq(void)
+{
+	char buf[32];
+
+	if (seq_fd < 0 || !have_last)
+		return;
+	snprintf(buf, sizeof(buf), "%20" PRIu64 "\n", last_seq);
+	if (pwrite(seq_fd, buf, 21, 0) != 21)
+		rtmond_log("saving the sequence number: %s", strerror(errno));
+}
+
+static void load_seq(void)
+{
+	char buf[32] = "";
+	ssize_t n;
+
+	if (seq_fd < 0)
+		return;
+	n = pread(seq_fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = 0;
+		last_seq = strtoull(buf, NULL, 10);
+		have_last = restarted = 1;
+		rtmond_log("last record read by a previous run: seq %" PRIu64, last_seq);
+	}
+}
+
+/* ---- records ---- */
+
+static void check_seq(uint64_t seq)
+{
+	if (have_last) {
+		if (seq == last_seq + 1) {
+			if (restarted)
+				rtmond_log("resumed at seq %" PRIu64 ": no record lost since the previous run", seq);
+		} else if (seq > last_seq + 1) {
+			CNT_ADD(seq_gaps, 1);
+			CNT_ADD(records_lost, seq - last_seq - 1);
+			rtmond_log("records lost: seq %" PRIu64 " to %" PRIu64 " (%" PRIu64 ")%s",
+				   last_seq + 1, seq - 1, seq - last_seq - 1,
+				   restarted ? " since the previous run" : "");
+		} else {
+			rtmond_log("sequence went back from %" PRIu64 " to %" PRIu64
+				   " (module reloaded?)", last_seq, seq);
+		}
+	}
+	restarted = 0;
+	last_seq = seq;
+	have_last = 1;
+}
+
+static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap_plan *p)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer((json_int_t)p->id));
+	if (p->ftrace[0]) {
+		char f[600];
+
+		snprintf(f, sizeof(f), "%s/%s", c->dir, p->ftrace);
+		json_object_set_new(o, "ftrace", json_string(f));
+	} else {
+		json_object_set_new(o, "ftrace", json_null());
+	}
+	if (p->lttng[0])
+		json_object_set_new(o, "lttng", json_pack("{s:s, s:s}", "name", p->lttng,
+			"output", c->lttng_output[0] ? c->lttng_output : "lttng/"));
+	else
+		json_object_set_new(o, "lttng", json_null());
+	json_object_set_new(o, "lttng_domains", json_string(rtmond_snap_lttng_state()));
+	if (p->skipped)
+		json_object_set_new(o, "skipped", json_string(p->skipped));
+	return o;
+}
+
+static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, int n)
+{
+	const struct rtmond_config *c = &l->conf;
+	struct rtmond_snap_plan plan;
+	uint64_t now = mono_ns();
+	int i, nmiss = 0, first_miss = -1;
+
+	for (i = 0; i < n; i++) {
+		struct rtm_record *r = &recs[i];
+		int slot = r->target_id < MAX_IDS ? id2slot[r->target_id] : -1;
+		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
+
+		CNT_ADD(records, 1);
+		check_seq(r->seq);
+		if (slot >= 0) {
+			struct rtmond_slot *s = &rtmond_slots[slot];
+
+			pthread_mutex_lock(&s->lock);
+			if (!(r->flags & RTM_REC_F_TIMEOUT))
+				rtmon_hist_add(&s->hist, r->latency_ns);
+			__atomic_add_fetch(&s->records, 1, __ATOMIC_RELAXED);
+			if (r->flags & RTM_REC_F_DEADLINE_MISS)
+				__atomic_add_fetch(&s->misses, 1, __ATOMIC_RELAXED);
+			if (r->flags & RTM_REC_F_TIMEOUT)
+				__atomic_add_fetch(&s->timeouts, 1, __ATOMIC_RELAXED);
+			pthread_mutex_unlock(&s->lock);
+		}
+		if (miss) {
+			CNT_ADD(misses, 1);
+			rtmond_snap_miss_event(r, id_name(r->target_id) ?: "");
+			if (first_miss < 0)
+				first_miss = i;
+			nmiss++;
+		}
+	}
+	/* one snapshot for the batch's misses, taken before any output */
+	if (nmiss)
+		rtmond_snap_take(c, recs[first_miss].seq, &plan);
+	for (i = 0; i < n; i++) {
+		struct rtm_record *r = &recs[i];
+		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
+		json_t *j;
+
+		if (records_fd < 0 && !miss)
+			continue;
+		j = rtmon_record_json(r, id_name(r->target_id));
+		if (!j)
+			continue;
+		json_object_set_new(j, "read_ns", json_integer((json_int_t)now));
+		if (records_fd >= 0)
+			write_line(records_fd, j);
+		if (miss && misses_fd >= 0) {
+			json_object_set_new(j, "snapshot", snap_json(c, &plan));
+			write_line(misses_fd, j);
+		}
+		json_decref(j);
+	}
+	save_seq();
+}
+
+/* Read until the rings are empty. */
+static int drain(const struct rtmond_live *l)
+{
+	static struct rtm_record recs[BATCH];
+	int n, total = 0;
+
+	for (;;) {
+		n = rtmon_read_records(rtmond_dev, recs, BATCH);
+		if (n == -EAGAIN || n == 0)
+			return total;
+		if (n == -EINTR)
+			continue;
+		if (n < 0) {
+			rtmond_log("reading records: %s", strerror(-n));
+			return n;
+		}
+		handle_batch(l, recs, n);
+		total += n;
+	}
+}
+
+/* ---- reload ---- */
+
+static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_config *b)
+{
+	return strcmp(a->dir, b->dir) || a->ftrace != b->ftrace ||
+	       strcmp(a->ftrace_instance, b->ftrace_instance) ||
+	       a->ftrace_buffer_kb != b->ftrace_buffer_kb || a->lttng != b->lttng ||
+	       strcmp(a->lttng_output, b->lttng_output) ||
+	       strcmp(a->lttng_session, b->lttng_session) ||
+	       a->rate_burst != b->rate_burst || a->rate_interval_ns != b->rate_interval_ns;
+}
+
+static void reload(void)
+{
+	struct rtmond_live *old = rtmond_live, *nl = calloc(1, sizeof(*nl));
+	char err[600];
+
+	if (!nl)
+		return;
+	rtmond_log("SIGHUP: reloading %s", conf_path);
+	if (rtmond_config_load(conf_path, &nl->conf, err, sizeof(err))) {
+		rtmond_log("reload refused: %s; the previous configuration stays active", err);
+		free(nl);
+		return;
+	}
+	if (sync_targets(old, nl)) {
+		rtmond_log("reload refused: the module did not take the new targets; "
+			   "the previous configuration stays active");
+		free(nl);
+		return;
+	}
+	if (strcmp(old->conf.dir, nl->conf.dir) || old->conf.records_file != nl->conf.records_file)
+		open_files(&nl->conf);
+	if (snap_conf_differs(&old->conf, &nl->conf))
+		rtmond_snap_setup(&nl->conf);
+	if (strcmp(old->conf.listen, nl->conf.listen)) {
+		rtmond_metrics_stop();
+		rtmond_metrics_start(&nl->conf);
+	}
+	if (old->conf.policy != nl->conf.policy || old->conf.priority != nl->conf.priority ||
+	    old->conf.mlockall != nl->conf.mlockall || old->conf.keep_admin != nl->conf.keep_admin)
+		rtmond_log("reload: realtime settings apply at the next start");
+	build_id_map(nl);
+	rcu_assign_pointer(rtmond_live, nl);
+	urcu_memb_synchronize_rcu();
+	free(old);
+	rtmond_log("reloaded: %u targets active", nl->conf.ntargets);
+}
+
+/* ---- real time, privileges ---- */
+
+static void go_realtime(const struct rtmond_config *c)
+{
+	struct sched_param sp = { .sched_priority = c->priority };
+	int err;
+
+	if (c->policy != SCHED_OTHER) {
+		err = pthread_setschedparam(pthread_self(), c->policy, &sp);
+		if (err)
+			rtmond_log("cannot run as %s priority %d: %s (going on as SCHED_OTHER)",
+				   c->policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR",
+				   c->priority, strerror(err));
+		else
+			rtmond_log("reader runs %s priority %d", c->policy == SCHED_FIFO ?
+				   "SCHED_FIFO" : "SCHED_RR", c->priority);
+	}
+	if (c->mlockall) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE))
+			rtmond_log("mlockall: %s (memory not locked)", strerror(errno));
+		else
+			rtmond_log("memory locked (mlockall)");
+	}
+}
+
+static void drop_caps(const struct rtmond_config *c)
+{
+	cap_value_t keep[2];
+	int n = 0;
+	cap_t caps;
+
+	if (c->keep_admin)
+		keep[n++] = CAP_SYS_ADMIN;
+	if (c->mlockall)
+		keep[n++] = CAP_IPC_LOCK;
+	caps = cap_init();
+	if (!caps)
+		return;
+	if (n && (cap_set_flag(caps, CAP_PERMITTED, n, keep, CAP_SET) ||
+		  cap_set_flag(caps, CAP_EFFECTIVE, n, keep, CAP_SET)))
+		rtmond_log("capabilities: %s", strerror(errno));
+	else if (cap_set_proc(caps))
+		rtmond_log("capabilities: cannot drop: %s", strerror(errno));
+	else
+		rtmond_log("capabilities: kept %s%s%s; dropped the rest",
+			   c->keep_admin ? "CAP_SYS_ADMIN (targets are re-synced on SIGHUP)" : "",
+			   n == 2 ? ", " : "",
+			   c->mlockall ? "CAP_IPC_LOCK (mlockall of later allocations)" : "");
+	cap_free(caps);
+}
+
+/* ---- main ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rtmond [-c FILE] [--check] [--device PATH]\n"
+		"  -c, --config FILE   configuration (default /etc/rtmon/rtmon.conf)\n"
+		"      --check         check the configuration and exit\n"
+		"  -d, --device PATH   the rtmon device (default " RTMON_DEVICE ")\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dev = NULL;
+	struct rtmond_live *l;
+	struct rtmon_version v;
+	struct pollfd pfd[2];
+	uint64_t next_textfile = 0;
+	char err[600];
+	int check = 0, o, sfd, running = 1, rc = 0;
+	sigset_t ss;
+
+	while ((o = getopt_long(argc, argv, "c:d:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c': conf_path = optarg; break;
+		case 'C': check = 1; break;
+		case 'd': dev = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return 1;
+	if (rtmond_config_load(conf_path, &l->conf, err, sizeof(err))) {
+		fprintf(stderr, "rtmond: %s\n", err);
+		return 1;
+	}
+	if (check) {
+		printf("%s: ok, %u targets\n", conf_path, l->conf.ntargets);
+		return 0;
+	}
+	urcu_memb_register_thread();
+	rtmond_rcu_registered = 1;
+
+	/* signals: handled synchronously through a signalfd */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL);	/* before any thread starts */
+	sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+
+	rtmond_dev = rtmon_open(dev);
+	if (!rtmond_dev) {
+		fprintf(stderr, "rtmond: cannot open %s: %s%s\n", dev ? dev : RTMON_DEVICE,
+			strerror(errno), errno == ENOENT ? " (is the rtmon module loaded?)" : "");
+		return 1;
+	}
+	rtmon_version(rtmond_dev, &v);
+	max_targets = v.max_targets;
+	rtmond_log("rtmon %s, ABI %u, %s, %u cpus, %u targets max; configuration %s",
+		   v.module_version, v.abi_version, v.preempt_rt ? "PREEMPT_RT" : "non-RT",
+		   v.ncpus, v.max_targets, conf_path);
+	rtmon_set_nonblock(rtmond_dev, 1);
+	if (open_files(&l->conf))
+		return 1;
+	load_seq();
+	if (sync_targets(NULL, l)) {
+		fprintf(stderr, "rtmond: the module refused the configured targets\n");
+		return 1;
+	}
+	build_id_map(l);
+	rcu_assign_pointer(rtmond_live, l);
+	if (!v.running)
+		rtmond_log("the module is stopped (rtmonctl start): no records until it runs");
+
+	rtmond_snap_setup(&l->conf);
+	if (rtmond_snap_start_worker() || rtmond_metrics_start(&l->conf)) {
+		rtmond_snap_teardown();
+		return 1;
+	}
+	/* the other threads exist (SCHED_OTHER): only the reader goes real-time */
+	go_realtime(&l->conf);
+	drop_caps(&l->conf);
+	rtmond_log("running: %u targets, misses to %s/misses.jsonl", l->conf.ntargets, l->conf.dir);
+
+	pfd[0].fd = rtmon_fd(rtmond_dev);
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sfd;
+	pfd[1].events = POLLIN;
+	drain(l);	/* what waited in the rings while rtmond was away */
+	while (running) {
+		int timeout = -1;
+
+		l = rtmond_live;
+		if (l->conf.textfile[0]) {
+			uint64_t now = mono_ns();
+
+			if (now >= next_textfile) {
+				if (rtmond_metrics_textfile(l->conf.textfile))
+					rtmond_log("metrics: cannot write %s", l->conf.textfile);
+				next_textfile = now + l->conf.textfile_interval_ns;
+			}
+			timeout = (int)((next_textfile - now) / 1000000) + 1;
+		}
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+			rtmond_log("poll: %s", strerror(errno));
+			rc = 1;
+			break;
+		}
+		if (pfd[0].revents & POLLIN)
+			drain(rtmond_live);
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					reload();
+				} else {
+					rtmond_log("%s: exiting", strsignal((int)si.ssi_signo));
+					running = 0;
+				}
+			}
+		}
+	}
+	l = rtmond_live;
+	drain(l);
+	save_seq();
+	if (l->conf.textfile[0])
+		rtmond_metrics_textfile(l->conf.textfile);
+	rtmond_metrics_stop();
+	rtmond_snap_stop_worker();
+	rtmond_snap_teardown();
+	rtmon_close(rtmond_dev);
+	rtmond_log("stopped after seq %" PRIu64 "; targets stay in the module", last_seq);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rtmond.h - what rtmond's parts (reader, snapshots, metrics) share.
+ *
+ * Threads: the main thread (real-time) reads records, keeps statistics,
+ * handles signals and reloads; the snapshot worker copies ftrace snapshots
+ * and records LTTng snapshots; libmicrohttpd's thread serves metrics.
+ * The live configuration is RCU-protected (liburcu, memb flavour): the
+ * main thread publishes a new one on SIGHUP, the others read it under
+ * rcu_read_lock(). Per-target statistics have their own PI mutex.
+ */
+#ifndef RTMOND_H
+#define RTMOND_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <urcu/urcu-memb.h>
+
+#include "config.h"
+#include "rtmon_hist.h"
+
+#define RTMOND_MAX_SLOTS	128
+
+/* Statistics of one target name (kept across reloads while the name stays). */
+struct rtmond_slot {
+	char name[RTMON_NAME_LEN];
+	pthread_mutex_t lock;		/* PTHREAD_PRIO_INHERIT */
+	struct rtmon_hist hist;		/* completed chains (not timeouts) */
+	uint64_t records, misses, timeouts;
+};
+
+/* The configuration in force and what the module made of it. */
+struct rtmond_live {
+	struct rtmond_config conf;
+	uint32_t kid[RTMOND_MAX_TARGETS];	/* module target id per target */
+	int slot[RTMOND_MAX_TARGETS];		/* statistics slot per target */
+};
+
+extern struct rtmond_live *rtmond_live;	/* RCU */
+extern struct rtmond_slot rtmond_slots[RTMOND_MAX_SLOTS];
+extern struct rtmon *rtmond_dev;
+
+/* daemon-wide counters (relaxed atomics) */
+struct rtmond_counters {
+	uint64_t records, seq_gaps, records_lost, misses;
+	uint64_t snap_ftrace, snap_lttng, snap_rate_limited, snap_busy, snap_failed;
+};
+extern struct rtmond_counters rtmond_cnt;
+
+/* set by threads registered with RCU for their whole life (main) */
+extern __thread int rtmond_rcu_registered;
+
+void rtmond_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define CNT_ADD(f, n) __atomic_add_fetch(&rtmond_cnt.f, (n), __ATOMIC_RELAXED)
+#define CNT_GET(f) __atomic_load_n(&rtmond_cnt.f, __ATOMIC_RELAXED)
+
+/* snapshot.c */
+struct rtmond_snap_plan {
+	uint64_t id;			/* seq of the first miss it covers */
+	char ftrace[300];		/* file, relative to dir ("" = none) */
+	char lttng[96];			/* snapshot name ("" = none) */
+	const char *skipped;		/* why none: "rate_limited", "busy", "off" */
+};
+int rtmond_snap_setup(const struct rtmond_config *c);	/* at start and reload */
+void rtmond_snap_teardown(void);
+/* For a batch with misses: decide, trigger the ftrace swap, queue the copy. */
+void rtmond_snap_take(const struct rtmond_config *c, uint64_t id,
+		      struct rtmond_snap_plan *plan);
+void rtmond_snap_miss_event(const struct rtm_record *r, const char *target);
+const char *rtmond_snap_lttng_state(void);	/* for the log and JSON */
+int rtmond_snap_start_worker(void);
+void rtmond_snap_stop_worker(void);
+
+/* metrics.c */
+int rtmond_metrics_start(const struct rtmond_config *c);
+void rtmond_metrics_stop(void);
+int rtmond_metrics_textfile(const char *path);
+/* The Prometheus text of everything (caller frees). */
+char *rtmond_metrics_text(size_t *len);
+
+#endif /* RTMOND_H */

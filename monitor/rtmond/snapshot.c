@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snapshot.c - what rtmond saves with each deadline miss:
+ *
+ * - ftrace: an instance of its own (/sys/kernel/tracing/instances/NAME)
+ *   recording sched_switch, sched_waking, irq_handler_entry/exit,
+ *   softirq_raise/entry/exit, hrtimer_expire_entry/exit and rtmon:* on the
+ *   mono clock (the records' CLOCK_MONOTONIC), with its snapshot buffer
+ *   allocated at setup. On a miss the main thread writes 1 to 'snapshot'
+ *   (a buffer swap, microseconds); the worker copies the snapshot file to
+ *   DIR/ftrace/miss-ID.txt and clears it (2).
+ * - LTTng: a snapshot-mode session of its own (liblttng-ctl), user-space
+ *   domain, events rtmon:* (librtmon's markers) and rtmond:* (the miss
+ *   event), output DIR/lttng or a net:// relay; on a miss the worker
+ *   records a snapshot named miss-ID. The kernel domain needs lttng-modules;
+ *   without them this is logged and the JSON says the kernel context is in
+ *   the ftrace file.
+ * - a token bucket (burst, then one per interval) limits both.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <lttng/lttng.h>
+
+#include "rtmond.h"
+#include "rtmond_tp.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static char ft_dir[256];		/* the instance, "" when off */
+static char out_dir[256];
+static char lt_session[64];		/* "" when LTTng is off */
+static char lt_output[300];
+static int lt_kernel;
+
+/* token bucket (main thread only) */
+static double tokens;
+static uint64_t tokens_ns;
+static unsigned int bucket_burst;
+static uint64_t bucket_interval;
+
+/* worker: one job at a time */
+static pthread_mutex_t wk_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
+static int wk_busy, wk_stop, wk_started;
+static pthread_t wk_thread;
+static struct rtmond_snap_plan wk_job;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int write_file(const char *dir, const char *file, const char *val)
+{
+	char path[512];
+	int fd, ret = 0;
+	size_t n = strlen(val);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != (ssize_t)n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static const char *const ft_events[] = {
+	"sched/sched_switch", "sched/sched_waking", "irq/irq_handler_entry",
+	"irq/irq_handler_exit", "irq/softirq_raise", "irq/softirq_entry",
+	"irq/softirq_exit", "timer/hrtimer_expire_entry",
+	"timer/hrtimer_expire_exit", "rtmon", NULL
+};
+
+static int ftrace_setup(const struct rtmond_config *c)
+{
+	const char *const *e;
+	char file[128], kb[32];
+	int err;
+
+	snprintf(ft_dir, sizeof(ft_dir), TRACEFS "/instances/%s", c->ftrace_instance);
+	if (mkdir(ft_dir, 0700) && errno != EEXIST) {
+		err = errno;
+		if (access(TRACEFS "/instances", F_OK))
+			rtmond_log("ftrace: no %s (tracefs not mounted?): ftrace snapshots off",
+				   TRACEFS "/instances");
+		else
+			rtmond_log("ftrace: cannot create %s: %s: ftrace snapshots off",
+				   ft_dir, strerror(err));
+		ft_dir[0] = 0;
+		return -err;
+	}
+	write_file(ft_dir, "tracing_on", "0");
+	snprintf(kb, sizeof(kb), "%u", c->ftrace_buffer_kb);
+	if ((err = write_file(ft_dir, "buffer_size_kb", kb)))
+		rtmond_log("ftrace: buffer_size_kb %s: %s", kb, strerror(-err));
+	if (write_file(ft_dir, "trace_clock", "mono"))
+		rtmond_log("ftrace: no mono trace clock: timestamps are the local clock");
+	write_file(ft_dir, "trace", "");
+	for (e = ft_events; *e; e++) {
+		snprintf(file, sizeof(file), "events/%s/enable", *e);
+		if ((err = write_file(ft_dir, file, "1")))
+			rtmond_log("ftrace: cannot enable %s: %s", *e, strerror(-err));
+	}
+	/* allocate the snapshot buffer now (not at the first miss), empty */
+	if ((err = write_file(ft_dir, "snapshot", "1")) ||
+	    (err = write_file(ft_dir, "snapshot", "2"))) {
+		rtmond_log("ftrace: no snapshot buffer (CONFIG_TRACER_SNAPSHOT?): %s: ftrace snapshots off",
+			   strerror(-err));
+		ft_dir[0] = 0;
+		return err;
+	}
+	write_file(ft_dir, "tracing_on", "1");
+	rtmond_log("ftrace: instance %s recording sched, irq, softirq, hrtimer and rtmon events (%u KiB per cpu)",
+		   ft_dir, c->ftrace_buffer_kb);
+	return 0;
+}
+
+static int lttng_enable(struct lttng_handle *h, const char *chan, const char *name)
+{
+	struct lttng_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = LTTNG_EVENT_TRACEPOINT;
+	ev.loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	snprintf(ev.name, sizeof(ev.name), "%s", name);
+	return lttng_enable_event(h, &ev, chan);
+}
+
+static void lttng_teardown(void)
+{
+	if (lt_session[0]) {
+		lttng_destroy_session(lt_session);
+		lt_session[0] = 0;
+	}
+}
+
+static int lttng_setup(const struct rtmond_config *c)
+{
+	struct lttng_session_descriptor *d;
+	struct lttng_domain dom;
+	struct lttng_handle *h;
+	struct lttng_channel *ch;
+	const char *out = c->lttng_output;
+	int ret;
+
+	if (!lttng_session_daemon_alive()) {
+		rtmond_log("lttng: no session daemon running (start lttng-sessiond): LTTng snapshots off");
+		return -ENOENT;
+	}
+	lttng_destroy_session(c->lttng_session);	/* a previous run's */
+	if (!out[0]) {
+		snprintf(lt_output, sizeof(lt_output), "%s/lttng", c->dir);
+		mkdir(lt_output, 0750);
+		d = lttng_session_descriptor_snapshot_local_create(c->lttng_session, lt_output);
+	} else if (!strncmp(out, "net", 3)) {
+		snprintf(lt_output, sizeof(lt_output), "%s", out);
+		d = lttng_session_descriptor_snapshot_network_create(c->lttng_session, out, NULL);
+	} else {
+		snprintf(lt_output, sizeof(lt_output), "%s",
+			 !strncmp(out, "file://", 7) ? out + 7 : out);
+		mkdir(lt_output, 0750);
+		d = lttng_session_descriptor_snapshot_local_create(c->lttng_session, lt_output);
+	}
+	if (!d) {
+		rtmond_log("lttng: bad output %s", out);
+		return -EINVAL;
+	}
+	ret = lttng_create_session_ext(d);
+	lttng_session_descriptor_destroy(d);
+	if (ret) {
+		rtmond_log("lttng: cannot create session %s (output %s): %s: LTTng snapshots off",
+			   c->lttng_session, lt_output, lttng_strerror(ret));
+		return -EIO;
+	}
+	snprintf(lt_session, sizeof(lt_session), "%s", c->lttng_session);
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_UST;
+	dom.buf_type = LTTNG_BUFFER_PER_UID;
+	h = lttng_create_handle(lt_session, &dom);
+	ch = h ? lttng_channel_create(&dom) : NULL;
+	if (!ch) {
+		rtmond_log("lttng: cannot create a user-space channel handle");
+		lttng_destroy_handle(h);
+		lttng_teardown();
+		return -ENOMEM;
+	}
+	snprintf(ch->name, sizeof(ch->name), "rtmon");
+	ch->attr.overwrite = 1;
+	ch->attr.output = LTTNG_EVENT_MMAP;
+	ch->attr.subbuf_size = 256 * 1024;
+	ch->attr.num_subbuf = 4;
+	ret = lttng_enable_channel(h, ch);
+	lttng_channel_destroy(ch);
+	if (!ret)
+		ret = lttng_enable(h, "rtmon", "rtmon:*");
+	if (!ret)
+		ret = lttng_enable(h, "rtmon", "rtmond:*");
+	lttng_destroy_handle(h);
+	if (!ret)
+		ret = lttng_start_tracing(lt_session);
+	if (ret) {
+		rtmond_log("lttng: session setup failed: %s: LTTng snapshots off", lttng_strerror(ret));
+		lttng_teardown();
+		return -EIO;
+	}
+	/* the kernel domain needs lttng-modules */
+	lt_kernel = !access("/proc/lttng", F_OK) || !access("/sys/module/lttng_tracer", F_OK);
+	rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, output %s",
+		   lt_session, lt_output);
+	if (!lt_kernel)
+		rtmond_log("lttng: kernel domain not available (lttng-modules not loaded): "
+			   "kernel context of each miss is in its ftrace snapshot only");
+	return 0;
+}
+
+int rtmond_snap_setup(const struct rtmond_config *c)
+{
+	rtmond_snap_teardown();
+	snprintf(out_dir, sizeof(out_dir), "%s", c->dir);
+	bucket_burst = c->rate_burst;
+	bucket_interval = c->rate_interval_ns;
+	tokens = bucket_burst;
+	tokens_ns = mono_ns();
+	if (c->ftrace) {
+		char d[300];
+
+		snprintf(d, sizeof(d), "%s/ftrace", c->dir);
+		mkdir(d, 0750);
+		ftrace_setup(c);
+	} else {
+		rtmond_log("ftrace: snapshots off (configuration)");
+	}
+	if (c->lttng)
+		lttng_setup(c);
+	else
+		rtmond_log("lttng: snapshots off (configuration)");
+	return 0;
+}
+
+void rtmond_snap_teardown(void)
+{
+	/* let a running copy finish before the instance goes */
+	pthread_mutex_lock(&wk_lock);
+	while (wk_busy)
+		pthread_cond_wait(&wk_cond, &wk_lock);
+	pthread_mutex_unlock(&wk_lock);
+	lttng_teardown();
+	if (ft_dir[0]) {
+		write_file(ft_dir, "tracing_on", "0");
+		if (rmdir(ft_dir))
+			rtmond_log("ftrace: cannot remove %s: %s", ft_dir, strerror(errno));
+		ft_dir[0] = 0;
+	}
+}
+
+const char *rtmond_snap_lttng_state(void)
+{
+	if (!lt_session[0])
+		return "off";
+	return lt_kernel ? "user+kernel" : "user (no lttng-modules: kernel context in ftrace)";
+}
+
+void rtmond_snap_miss_event(const struct rtm_record *r, const char *target)
+{
+	lttng_ust_tracepoint(rtmond, miss, r->seq, target, r->start_ns, r->end_ns,
+			     r->latency_ns, r->deadline_ns, r->target_pid,
+			     !!(r->flags & RTM_REC_F_TIMEOUT));
+}
+
+void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_snap_plan *plan)
+{
+	uint64_t now = mono_ns();
+	int busy;
+
+	(void)c;
+	memset(plan, 0, sizeof(*plan));
+	plan->id = id;
+	if (!ft_dir[0] && !lt_session[0]) {
+		plan->skipped = "off";
+		return;
+	}
+	/* refill: one token per interval, at most burst */
+	if (bucket_interval) {
+		tokens += (double)(now - tokens_ns) / (double)bucket_interval;
+		if (tokens > bucket_burst)
+			tokens = bucket_burst;
+	}
+	tokens_ns = now;
+	pthread_mutex_lock(&wk_lock);
+	busy = wk_busy;
+	pthread_mutex_unlock(&wk_lock);
+	if (busy) {
+		plan->skipped = "busy";
+		CNT_ADD(snap_busy, 1);
+		return;
+	}
+	if (tokens < 1) {
+		plan->skipped = "rate_limited";
+		CNT_ADD(snap_rate_limited, 1);
+		return;
+	}
+	tokens -= 1;
+	if (ft_dir[0]) {
+		int err = write_file(ft_dir, "snapshot", "1");
+
+		if (err) {
+			rtmond_log("ftrace: snapshot %" PRIu64 " failed: %s", id, strerror(-err));
+			CNT_ADD(snap_failed, 1);
+		} else {
+			snprintf(plan->ftrace, sizeof(plan->ftrace), "ftrace/miss-%" PRIu64 ".txt", id);
+		}
+	}
+	if (lt_session[0])
+		snprintf(plan->lttng, sizeof(plan->lttng), "miss-%" PRIu64, id);
+	if (!plan->ftrace[0] && !plan->lttng[0]) {
+		plan->skipped = "failed";
+		return;
+	}
+	pthread_mutex_lock(&wk_lock);
+	wk_job = *plan;
+	wk_busy = 1;
+	pthread_cond_broadcast(&wk_cond);
+	pthread_mutex_unlock(&wk_lock);
+}
+
+static void copy_ftrace(const struct rtmond_snap_plan *p)
+{
+	char src[300], dst[600], tmp[610], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	snprintf(src, sizeof(src), "%s/snapshot", ft_dir);
+	snprintf(dst, sizeof(dst), "%s/%s", out_dir, p->ftrace);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (in < 0 || out < 0) {
+		rtmond_log("ftrace: copy of snapshot %" PRIu64 " to %s failed: %s", p->id, dst,
+			   strerror(errno));
+		CNT_ADD(snap_failed, 1);
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0 || rename(tmp, dst)) {
+		rtmond_log("ftrace: copy of snapshot %" PRIu64 " failed: %s", p->id, strerror(errno));
+		CNT_ADD(snap_failed, 1);
+		unlink(tmp);
+	} else {
+		CNT_ADD(snap_ftrace, 1);
+	}
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	/* empty the buffer that becomes the live one at the next swap */
+	write_file(ft_dir, "snapshot", "2");
+}
+
+static void record_lttng(const struct rtmond_snap_plan *p)
+{
+	struct lttng_snapshot_output *o = lttng_snapshot_output_create();
+	int ret;
+
+	if (!o)
+		return;
+	lttng_snapshot_output_set_name(p->lttng, o);
+	ret = lttng_snapshot_record(lt_session, o, 0);
+	lttng_snapshot_output_destroy(o);
+	if (ret) {
+		rtmond_log("lttng: snapshot %s failed: %s", p->lttng, lttng_strerror(ret));
+		CNT_ADD(snap_failed, 1);
+	} else {
+		CNT_ADD(snap_lttng, 1);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct rtmond_snap_plan job;
+
+	(void)arg;
+	pthread_mutex_lock(&wk_lock);
+	for (;;) {
+		while (!wk_busy && !wk_stop)
+			pthread_cond_wait(&wk_cond, &wk_lock);
+		if (!wk_busy && wk_stop)
+			break;
+		job = wk_job;
+		pthread_mutex_unlock(&wk_lock);
+		if (job.ftrace[0] && ft_dir[0])
+			copy_ftrace(&job);
+		if (job.lttng[0] && lt_session[0])
+			record_lttng(&job);
+		pthread_mutex_lock(&wk_lock);
+		wk_busy = 0;
+		pthread_cond_broadcast(&wk_cond);
+	}
+	pthread_mutex_unlock(&wk_lock);
+	return NULL;
+}
+
+int rtmond_snap_start_worker(void)
+{
+	int err = pthread_create(&wk_thread, NULL, worker, NULL);
+
+	if (!err)
+		wk_started = 1;
+	return -err;
+}
+
+void rtmond_snap_stop_worker(void)
+{
+	if (!wk_started)
+		return;
+	pthread_mutex_lock(&wk_lock);
+	wk_stop = 1;
+	pthread_cond_broadcast(&wk_cond);
+	pthread_mutex_unlock(&wk_lock);
+	pthread_join(wk_thread, NULL);
+	wk_started = 0;
+}
