@@ -33,7 +33,7 @@ board_load() {
 		BOARD_SUITE | BOARD_KERNEL_FLAVOUR | BOARD_KDIR | BOARD_PREEMPT_RT | \
 		BOARD_CONSOLE | BOARD_QEMU | BOARD_QEMU_MACHINE | BOARD_QEMU_SMP | \
 		BOARD_QEMU_MEM | BOARD_ISOLCPUS | BOARD_GPIO_CHIP | BOARD_GPIO_OUT | \
-		BOARD_GPIO_IN) ;;
+		BOARD_GPIO_IN | BOARD_QEMU_KERNEL_ARGS) ;;
 		*) die "$f:$n: unknown key ${line%%=*}" ;;
 		esac
 	done <"$f"
@@ -59,11 +59,78 @@ deb_candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2; exit}'
 }
 
+# board_foreign: true when the board's Debian architecture is not the
+# build machine's (its packages are named PKG:ARCH for apt).
+board_foreign() {
+	[ -n "${BOARD_DEB_ARCH:-}" ] && [ "$BOARD_DEB_ARCH" != "$(dpkg --print-architecture)" ]
+}
+
+# board_pkg PKG: PKG qualified with the board's architecture when foreign
+# (linux-image-rt-arm64 -> linux-image-rt-arm64:arm64), PKG otherwise.
+board_pkg() {
+	if board_foreign; then echo "$1:$BOARD_DEB_ARCH"; else echo "$1"; fi
+}
+
 # board_kver: the kernel release (uname -r) the board's flavour resolves to.
 board_kver() {
 	local img
-	img=$(deb_dep_of "linux-image-$BOARD_KERNEL_FLAVOUR")
+	img=$(deb_dep_of "$(board_pkg "linux-image-$BOARD_KERNEL_FLAVOUR")")
+	img=${img%%:*}
 	echo "${img#linux-image-}"
+}
+
+# deb_fetch DIR PKG=VER...: download Debian packages (any architecture,
+# PKG may be PKG:ARCH) into the cache and unpack them all into DIR.
+deb_fetch() {
+	local dir=$1 spec pkg ver name arch debs=$RTMON_CACHE/debs f
+	shift
+	mkdir -p "$debs" "$dir"
+	for spec in "$@"; do
+		pkg=${spec%%=*} ver=${spec#*=}
+		name=${pkg%%:*}
+		arch=${pkg#"$name"}
+		arch=${arch#:}
+		f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1)
+		if [ -z "$f" ]; then
+			echo "fetching $pkg $ver" >&2
+			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
+				die "apt-get download $pkg=$ver failed"
+			f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb | head -n1)
+		fi
+		dpkg-deb -x "$f" "$dir" || die "dpkg-deb -x $f failed"
+	done
+}
+
+# board_cross_headers: a sysroot in the cache holding the board's Debian
+# kernel headers (foreign architecture), their -common package and the
+# build machine's linux-kbuild of the same version (host binaries for
+# scripts/); prints the headers' directory, usable as KDIR.
+board_cross_headers() {
+	local kver hpkg ver common kbuild root d
+	kver=$(board_kver)
+	hpkg=$(board_pkg "linux-headers-$kver")
+	ver=$(deb_candidate "$hpkg")
+	[ -n "$ver" ] || die "no candidate version for $hpkg (dpkg --add-architecture $BOARD_DEB_ARCH; apt-get update: run 'make deps')"
+	root=$RTMON_CACHE/sysroot/linux-headers-${kver}_$ver
+	d=$root/usr/src/linux-headers-$kver
+	if [ ! -f "$root/.complete" ]; then
+		common=$(apt-cache depends "$hpkg" | awk '/Depends: .*linux-headers-.*-common/ {print $2; exit}')
+		common=${common#<}
+		common=${common%>}
+		common=${common%%:*}
+		kbuild=$(apt-cache depends "$hpkg" | awk '/Depends: linux-kbuild-/ {print $2; exit}')
+		kbuild=${kbuild%%:*}
+		[ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve the dependencies of $hpkg"
+		rm -rf "$root" "$root.tmp"
+		deb_fetch "$root.tmp" "$hpkg=$ver" "$common=$ver" \
+			"$kbuild:$(dpkg --print-architecture)=$ver"
+		# the flavour's Makefile includes the common one by absolute path
+		sed -i "s|^include /usr/src/|include $root/usr/src/|" \
+			"$root.tmp/usr/src/linux-headers-$kver/Makefile"
+		mv "$root.tmp" "$root"
+		touch "$root/.complete"
+	fi
+	echo "$d"
 }
 
 # board_kdir: kernel build tree for the board: BOARD_KDIR if set, else the
@@ -79,6 +146,10 @@ board_kdir() {
 		board_suite_headers
 		return
 	fi
+	if board_foreign; then
+		board_cross_headers
+		return
+	fi
 	kver=$(board_kver)
 	d=/usr/src/linux-headers-$kver
 	[ -f "$d/Makefile" ] || die "kernel headers for $kver not installed in $d (run 'make deps')"
@@ -91,21 +162,23 @@ board_kdir() {
 board_fetch_kernel() {
 	local kver pkg ver dir debs
 	kver=$(board_kver)
-	pkg=linux-image-$kver
+	pkg=$(board_pkg "linux-image-$kver")
 	ver=$(deb_candidate "$pkg")
 	[ -n "$ver" ] || die "no candidate version for $pkg"
-	dir=$RTMON_CACHE/kernels/${pkg}_$ver
+	dir=$RTMON_CACHE/kernels/${pkg%%:*}_$ver
 	if [ ! -f "$dir/.complete" ]; then
 		debs=$RTMON_CACHE/debs
 		mkdir -p "$debs"
-		if ! ls "$debs/${pkg}_${ver/:/%3a}_"*.deb >/dev/null 2>&1; then
+		if ! ls "$debs/${pkg%%:*}_${ver/:/%3a}_"*.deb >/dev/null 2>&1; then
 			echo "fetching $pkg $ver" >&2
 			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
 				die "apt-get download $pkg=$ver failed"
 		fi
 		rm -rf "$dir.tmp"
 		mkdir -p "$dir.tmp"
-		dpkg-deb -x "$debs/${pkg}_${ver/:/%3a}_"*.deb "$dir.tmp" || die "dpkg-deb -x failed"
+		dpkg-deb -x "$debs/${pkg%%:*}_${ver/:/%3a}_"*.deb "$dir.tmp" || die "dpkg-deb -x failed"
+		# merged /usr (trixie and later): the modules are in usr/lib/modules
+		[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
 		# merged /usr (trixie and later): the modules are in usr/lib/modules
 		[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
 		depmod -b "$dir.tmp" "$kver" || die "depmod failed for $kver"
@@ -114,6 +187,47 @@ board_fetch_kernel() {
 		touch "$dir/.complete"
 	fi
 	echo "$dir"
+}
+
+# The board's own Debian packages a cross-built test image needs: busybox,
+# bash (the guest runner and tests are bash), the C library (for bash and
+# Debian's cyclictest), cyclictest (rt-tests) and jansson (headers and the
+# static library rtmonctl links; lttng-ust headers for librtmon's optional
+# tracepoints (and the liburcu headers they use), loaded with dlopen at run
+# time).
+BOARD_USERLAND_PKGS="busybox-static bash libtinfo6 libc6 libnuma1 rt-tests libjansson4 libjansson-dev liblttng-ust-dev liburcu-dev"
+
+# board_userland: the packages above, for the board's architecture and at
+# their candidate versions, unpacked into one tree in the cache; prints the
+# tree. Its name changes with the versions, so updates show up.
+board_userland() {
+	local p q v specs=() id d
+	for p in $BOARD_USERLAND_PKGS; do
+		q=$(board_pkg "$p")
+		v=$(deb_candidate "$q")
+		[ -n "$v" ] || die "no candidate version for $q (dpkg --add-architecture ${BOARD_DEB_ARCH:-?}; apt-get update: run 'make deps')"
+		specs+=("$q=$v")
+	done
+	id=$(echo "${specs[*]}" | cksum | cut -d' ' -f1)
+	d=$RTMON_CACHE/userland/${BOARD_DEB_ARCH:-native}-$id
+	if [ ! -f "$d/.complete" ]; then
+		rm -rf "$d" "$d.tmp"
+		deb_fetch "$d.tmp" "${specs[@]}"
+		printf '%s\n' "${specs[@]}" >"$d.tmp/.packages"
+		mv "$d.tmp" "$d"
+		touch "$d/.complete"
+	fi
+	echo "$d"
+}
+
+# board_triplet: the GNU multiarch triplet of the board's libraries
+board_triplet() {
+	case "${BOARD_DEB_ARCH:-}" in
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	amd64) echo x86_64-linux-gnu ;;
+	*) die "no triplet known for Debian architecture '${BOARD_DEB_ARCH:-}'" ;;
+	esac
 }
 
 # ---- boards from another Debian suite (BOARD_SUITE=trixie on bookworm) ----
