@@ -179,8 +179,6 @@ board_fetch_kernel() {
 		dpkg-deb -x "$debs/${pkg%%:*}_${ver/:/%3a}_"*.deb "$dir.tmp" || die "dpkg-deb -x failed"
 		# merged /usr (trixie and later): the modules are in usr/lib/modules
 		[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
-		# merged /usr (trixie and later): the modules are in usr/lib/modules
-		[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
 		depmod -b "$dir.tmp" "$kver" || die "depmod failed for $kver"
 		rm -rf "$dir"
 		mv "$dir.tmp" "$dir"
