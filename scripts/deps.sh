@@ -58,12 +58,41 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "deps: all ${#pkgs[@]} packages present"
-	exit 0
+else
+	echo "deps: installing ${missing[*]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/rtmon-deps.log 2>&1 || {
+		tail -n 30 /tmp/rtmon-deps.log >&2
+		echo "deps: apt-get install failed (full log: /tmp/rtmon-deps.log)" >&2
+		exit 1
+	}
+	echo "deps: done"
 fi
-echo "deps: installing ${missing[*]}"
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/tmp/rtmon-deps.log 2>&1 || {
-	tail -n 30 /tmp/rtmon-deps.log >&2
-	echo "deps: apt-get install failed (full log: /tmp/rtmon-deps.log)" >&2
-	exit 1
-}
-echo "deps: done"
+
+# Boards whose kernel comes from another Debian suite (BOARD_SUITE=trixie:
+# Debian 13's 6.12 PREEMPT_RT): nothing is installed and the system's apt
+# sources stay as they are. scripts/lib-board.sh keeps a separate apt state
+# for the suite in the cache (~/.cache/rtmon/apt/SUITE: its own
+# sources.list on the system's Debian mirror, with the archive keyring, and
+# its own lists, refreshed when older than a day), resolves the kernel from
+# the suite's metapackages (linux-image-rt-amd64, linux-headers-rt-amd64)
+# and unpacks the headers, their -common-rt package and linux-kbuild into a
+# sysroot in the cache (~/.cache/rtmon/sysroot). Idempotent: a second run
+# finds the sysroot complete.
+top=$(cd "$(dirname "$0")/.." && pwd)
+host=$(. /etc/os-release && echo "$VERSION_CODENAME")
+for b in "$top"/boards/*.board; do
+	suite=$(sed -n 's/^BOARD_SUITE=//p' "$b")
+	[ -n "$suite" ] && [ "$suite" != "$host" ] || continue
+	name=$(basename "$b" .board)
+	arch=$(sed -n 's/^BOARD_DEB_ARCH=//p' "$b")
+	if [ -n "$arch" ] && [ "$arch" != "$(dpkg --print-architecture)" ] &&
+		! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		echo "deps: $name: skipped (dpkg architecture $arch not added)"
+		continue
+	fi
+	kdir=$("$top/scripts/board-info" "$name" kdir) || {
+		echo "deps: cannot prepare the $suite headers for $name" >&2
+		exit 1
+	}
+	echo "deps: $name: headers in ${kdir/#$HOME/\~}"
+done
