@@ -170,14 +170,15 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 	snprintf(gname, sizeof(gname), "targets.[%u]", idx);
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return perr(p, g, gname, "a target must be a group { name = ...; ... }");
-	if (check_keys(p, g, gname, target_keys))
-		return -1;
 	rtmon_target_init(t);
 	if (get_str(p, g, gname, "name", tc->name, sizeof(tc->name), &found))
 		return -1;
+	if (found && tc->name[0])	/* errors name the target from here on */
+		snprintf(gname, sizeof(gname), "targets.%s", tc->name);
+	if (check_keys(p, g, gname, target_keys))
+		return -1;
 	if (!found || !tc->name[0])
 		return perr(p, g, gname, "a target needs a name");
-	snprintf(gname, sizeof(gname), "targets.%s", tc->name);
 	for (i = 0; i < c->ntargets; i++)
 		if (!strcmp(c->targets[i].name, tc->name))
 			return perr(p, config_setting_get_member(g, "name"),

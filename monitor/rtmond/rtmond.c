@@ -319,60 +319,169 @@ static void write_line(int fd, json_t *j)
 	free(line);
 }
 
+/*
+ * Sequence tracking. Records come from per-cpu rings, so their global
+ * sequence numbers arrive slightly out of order: 'next' is the lowest
+ * number not seen yet, 'seen' a window of numbers above it already read.
+ * A number missing for SEQ_HOLE_NS after something above it was read (or
+ * pushed out of the window) is a loss. DIR/rtmond.seq keeps next and the
+ * window across restarts: "NEXT S1 S2 ...".
+ */
+#define SEQ_WIN		4096
+#define SEQ_HOLE_NS	2000000000ull
+static uint64_t seq_next, seq_max;
+static uint64_t seq_seen[SEQ_WIN / 64];
+static uint64_t hole_since;		/* when the current hole was first seen */
+
+static void seen_clear_slot(uint64_t s)
+{
+	uint64_t o = s % SEQ_WIN;
+
+	seq_seen[o / 64] &= ~(1ull << (o % 64));
+}
+
+static void seen_set(uint64_t s)
+{
+	uint64_t o = s % SEQ_WIN;
+
+	seq_seen[o / 64] |= 1ull << (o % 64);
+}
+
+static int seen_get(uint64_t s)
+{
+	uint64_t o = s % SEQ_WIN;
+
+	return !!(seq_seen[o / 64] & (1ull << (o % 64)));
+}
+
+/* Move 'next' past what was seen; 'lose' also past holes below 'upto'. */
+static void seq_advance(uint64_t upto)
+{
+	uint64_t lost_from = 0, lost = 0;
+
+	for (;;) {
+		if (seq_next <= seq_max && seen_get(seq_next)) {
+			seen_clear_slot(seq_next);
+			seq_next++;
+			continue;
+		}
+		if (seq_next < upto) {
+			if (!lost++)
+				lost_from = seq_next;
+			seq_next++;
+			continue;
+		}
+		break;
+	}
+	if (lost) {
+		CNT_ADD(seq_gaps, 1);
+		CNT_ADD(records_lost, lost);
+		rtmond_log("records lost: %" PRIu64 " missing between seq %" PRIu64 " and %" PRIu64
+			   "%s", lost, lost_from, seq_next - 1,
+			   restarted ? " (since the previous run)" : "");
+	}
+	hole_since = seq_next <= seq_max ? (hole_since ? hole_since : mono_ns()) : 0;
+}
+
+static void check_seq(uint64_t seq)
+{
+	if (!have_last) {
+		seq_next = seq;
+		seq_max = seq;
+		have_last = 1;
+	}
+	if (restarted) {
+		if (seq == seq_next)
+			rtmond_log("resumed at seq %" PRIu64 " where the previous run stopped: "
+				   "no record lost in between", seq);
+		else if (seq > seq_next)
+			rtmond_log("first record read: seq %" PRIu64 ", the previous run stopped "
+				   "before seq %" PRIu64, seq, seq_next);
+	}
+	if (seq < seq_next) {
+		if (seq_next - seq > SEQ_WIN) {
+			rtmond_log("sequence went back from %" PRIu64 " to %" PRIu64
+				   " (module reloaded?): starting over", seq_next, seq);
+			memset(seq_seen, 0, sizeof(seq_seen));
+			seq_next = seq_max = seq;
+		} else {
+			rtmond_log("record seq %" PRIu64 " read twice?", seq);
+			restarted = 0;
+			return;
+		}
+	}
+	restarted = 0;
+	if (seq >= seq_next + SEQ_WIN)
+		seq_advance(seq - SEQ_WIN + 1);	/* holes pushed out of the window */
+	if (seq > seq_max)
+		seq_max = seq;
+	seen_set(seq);
+	seq_advance(0);
+	last_seq = seq_max;
+}
+
+/* Holes older than SEQ_HOLE_NS are losses (main loop, after a drain). */
+static void seq_expire(int now_all)
+{
+	if (have_last && seq_next <= seq_max &&
+	    (now_all || (hole_since && mono_ns() - hole_since > SEQ_HOLE_NS)))
+		seq_advance(seq_max + 1);
+}
+
 static void save_seq(void)
 {
-	char buf[32];
+	char buf[SEQ_WIN * 21 + 32];
+	size_t n;
+	uint64_t s;
 
 	if (seq_fd < 0 || !have_last)
 		return;
-	snprintf(buf, sizeof(buf), "%20" PRIu64 "\n", last_seq);
-	if (pwrite(seq_fd, buf, 21, 0) != 21)
+	n = (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, seq_next);
+	for (s = seq_next + 1; s <= seq_max; s++)
+		if (seen_get(s))
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %" PRIu64, s);
+	buf[n++] = '\n';
+	if (pwrite(seq_fd, buf, n, 0) != (ssize_t)n || ftruncate(seq_fd, (off_t)n))
 		rtmond_log("saving the sequence number: %s", strerror(errno));
 }
 
 static void load_seq(void)
 {
-	char buf[32] = "";
+	char buf[SEQ_WIN * 21 + 32], *p, *e;
 	ssize_t n;
+	uint64_t s;
 
 	if (seq_fd < 0)
 		return;
 	n = pread(seq_fd, buf, sizeof(buf) - 1, 0);
-	if (n > 0) {
-		buf[n] = 0;
-		last_seq = strtoull(buf, NULL, 10);
-		have_last = restarted = 1;
-		rtmond_log("last record read by a previous run: seq %" PRIu64, last_seq);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	seq_next = strtoull(buf, &p, 10);
+	if (p == buf)
+		return;
+	seq_max = seq_next ? seq_next - 1 : 0;
+	while ((s = strtoull(p, &e, 10)), e != p) {
+		if (s > seq_next && s < seq_next + SEQ_WIN) {
+			seen_set(s);
+			if (s > seq_max)
+				seq_max = s;
+		}
+		p = e;
 	}
+	have_last = restarted = 1;
+	last_seq = seq_max;
+	rtmond_log("the previous run read every record before seq %" PRIu64 "%s", seq_next,
+		   seq_max >= seq_next ? " and some after it" : "");
 }
 
 /* ---- records ---- */
 
-static void check_seq(uint64_t seq)
-{
-	if (have_last) {
-		if (seq == last_seq + 1) {
-			if (restarted)
-				rtmond_log("resumed at seq %" PRIu64 ": no record lost since the previous run", seq);
-		} else if (seq > last_seq + 1) {
-			CNT_ADD(seq_gaps, 1);
-			CNT_ADD(records_lost, seq - last_seq - 1);
-			rtmond_log("records lost: seq %" PRIu64 " to %" PRIu64 " (%" PRIu64 ")%s",
-				   last_seq + 1, seq - 1, seq - last_seq - 1,
-				   restarted ? " since the previous run" : "");
-		} else {
-			rtmond_log("sequence went back from %" PRIu64 " to %" PRIu64
-				   " (module reloaded?)", last_seq, seq);
-		}
-	}
-	restarted = 0;
-	last_seq = seq;
-	have_last = 1;
-}
-
-static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap_plan *p)
+static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap_plan *p,
+			 const struct rtm_record *r)
 {
 	json_t *o = json_object();
+	uint64_t since = rtmond_snap_ftrace_since();
 
 	json_object_set_new(o, "id", json_integer((json_int_t)p->id));
 	if (p->ftrace[0]) {
@@ -380,6 +489,8 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
 
 		snprintf(f, sizeof(f), "%s/%s", c->dir, p->ftrace);
 		json_object_set_new(o, "ftrace", json_string(f));
+		/* records from before the instance (a restart) are not all in it */
+		json_object_set_new(o, "ftrace_from_start", json_boolean(since && r->start_ns >= since));
 	} else {
 		json_object_set_new(o, "ftrace", json_null());
 	}
@@ -446,7 +557,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 		if (records_fd >= 0)
 			write_line(records_fd, j);
 		if (miss && misses_fd >= 0) {
-			json_object_set_new(j, "snapshot", snap_json(c, &plan));
+			json_object_set_new(j, "snapshot", snap_json(c, &plan, r));
 			write_line(misses_fd, j);
 		}
 		json_decref(j);
@@ -654,7 +765,10 @@ int main(int argc, char **argv)
 	if (open_files(&l->conf))
 		return 1;
 	load_seq();
+	/* kernel context first, so the first chains of the new targets are in it */
+	rtmond_snap_setup(&l->conf);
 	if (sync_targets(NULL, l)) {
+		rtmond_snap_teardown();
 		fprintf(stderr, "rtmond: the module refused the configured targets\n");
 		return 1;
 	}
@@ -662,8 +776,6 @@ int main(int argc, char **argv)
 	rcu_assign_pointer(rtmond_live, l);
 	if (!v.running)
 		rtmond_log("the module is stopped (rtmonctl start): no records until it runs");
-
-	rtmond_snap_setup(&l->conf);
 	if (rtmond_snap_start_worker() || rtmond_metrics_start(&l->conf)) {
 		rtmond_snap_teardown();
 		return 1;
@@ -679,7 +791,7 @@ int main(int argc, char **argv)
 	pfd[1].events = POLLIN;
 	drain(l);	/* what waited in the rings while rtmond was away */
 	while (running) {
-		int timeout = -1;
+		int timeout = hole_since ? 500 : -1;
 
 		l = rtmond_live;
 		if (l->conf.textfile[0]) {
@@ -690,7 +802,8 @@ int main(int argc, char **argv)
 					rtmond_log("metrics: cannot write %s", l->conf.textfile);
 				next_textfile = now + l->conf.textfile_interval_ns;
 			}
-			timeout = (int)((next_textfile - now) / 1000000) + 1;
+			if (timeout < 0 || (uint64_t)timeout > (next_textfile - now) / 1000000 + 1)
+				timeout = (int)((next_textfile - now) / 1000000) + 1;
 		}
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			rtmond_log("poll: %s", strerror(errno));
@@ -699,6 +812,7 @@ int main(int argc, char **argv)
 		}
 		if (pfd[0].revents & POLLIN)
 			drain(rtmond_live);
+		seq_expire(0);
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -714,6 +828,7 @@ int main(int argc, char **argv)
 	}
 	l = rtmond_live;
 	drain(l);
+	seq_expire(1);
 	save_seq();
 	if (l->conf.textfile[0])
 		rtmond_metrics_textfile(l->conf.textfile);

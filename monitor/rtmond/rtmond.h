@@ -67,7 +67,9 @@ void rtmond_snap_teardown(void);
 void rtmond_snap_take(const struct rtmond_config *c, uint64_t id,
 		      struct rtmond_snap_plan *plan);
 void rtmond_snap_miss_event(const struct rtm_record *r, const char *target);
-const char *rtmond_snap_lttng_state(void);	/* for the log and JSON */
+const char *rtmond_snap_lttng_state(void);
+/* CLOCK_MONOTONIC ns since when the ftrace instance records (0: off) */
+uint64_t rtmond_snap_ftrace_since(void);	/* for the log and JSON */
 int rtmond_snap_start_worker(void);
 void rtmond_snap_stop_worker(void);
 

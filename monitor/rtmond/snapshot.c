@@ -35,6 +35,7 @@
 #define TRACEFS "/sys/kernel/tracing"
 
 static char ft_dir[256];		/* the instance, "" when off */
+static uint64_t ft_since;		/* when it started recording */
 static char out_dir[256];
 static char lt_session[64];		/* "" when LTTng is off */
 static char lt_output[300];
@@ -123,6 +124,7 @@ static int ftrace_setup(const struct rtmond_config *c)
 		return err;
 	}
 	write_file(ft_dir, "tracing_on", "1");
+	ft_since = mono_ns();
 	rtmond_log("ftrace: instance %s recording sched, irq, softirq, hrtimer and rtmon events (%u KiB per cpu)",
 		   ft_dir, c->ftrace_buffer_kb);
 	return 0;
@@ -178,11 +180,11 @@ static int lttng_setup(const struct rtmond_config *c)
 		rtmond_log("lttng: bad output %s", out);
 		return -EINVAL;
 	}
-	ret = lttng_create_session_ext(d);
+	ret = (int)lttng_create_session_ext(d);
 	lttng_session_descriptor_destroy(d);
-	if (ret) {
+	if (ret != LTTNG_OK) {
 		rtmond_log("lttng: cannot create session %s (output %s): %s: LTTng snapshots off",
-			   c->lttng_session, lt_output, lttng_strerror(ret));
+			   c->lttng_session, lt_output, lttng_strerror(-ret));
 		return -EIO;
 	}
 	snprintf(lt_session, sizeof(lt_session), "%s", c->lttng_session);
@@ -264,6 +266,11 @@ void rtmond_snap_teardown(void)
 			rtmond_log("ftrace: cannot remove %s: %s", ft_dir, strerror(errno));
 		ft_dir[0] = 0;
 	}
+}
+
+uint64_t rtmond_snap_ftrace_since(void)
+{
+	return ft_dir[0] ? ft_since : 0;
 }
 
 const char *rtmond_snap_lttng_state(void)
