@@ -526,10 +526,11 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 			if (!(r->flags & RTM_REC_F_TIMEOUT))
 				rtmon_hist_add(&s->hist, r->latency_ns);
 			__atomic_add_fetch(&s->records, 1, __ATOMIC_RELAXED);
-			if (r->flags & RTM_REC_F_DEADLINE_MISS)
-				__atomic_add_fetch(&s->misses, 1, __ATOMIC_RELAXED);
+			/* as the module counts: timeouts apart from completed misses */
 			if (r->flags & RTM_REC_F_TIMEOUT)
 				__atomic_add_fetch(&s->timeouts, 1, __ATOMIC_RELAXED);
+			else if (r->flags & RTM_REC_F_DEADLINE_MISS)
+				__atomic_add_fetch(&s->misses, 1, __ATOMIC_RELAXED);
 			pthread_mutex_unlock(&s->lock);
 		}
 		if (miss) {

@@ -1,0 +1,197 @@
+# rtmond end to end: the daemon follows tests/apps/dispatch_test (IRQ ->
+# feeder -> dispatcher work_begin -> worker work_end, every 10th item 20 ms
+# late against a 5 ms deadline) and for each miss writes a JSON line naming
+# its snapshots: an ftrace snapshot of its own instance holding sched/irq
+# events around the miss, and (lttng-sessiond running in the guest) an LTTng
+# snapshot that babeltrace2 reads, with rtmond:miss and the app's
+# rtmon:work_begin/work_end; the rate limit marks the rest. Metrics scraped
+# with curl match /proc/rtmon/status. SIGHUP with a bad file keeps the old
+# configuration, with a good one applies it; SIGTERM exits 0 and removes the
+# ftrace instance.
+# timeout: 300
+. "$RTMON_TOP/tests/vm/guest/lib.sh"
+
+RTMOND=$RTMON_TOP/build/monitor/rtmond
+[ -x "$RTMOND" ] || fail "rtmond not built"
+rm -rf "$T"/*
+# outputs on the guest's own tmpfs (writes to the 9p share are IRQs too),
+# copied to $T at the end
+out=/tmp/rtmond-basic
+rm -rf $out
+pid=
+cleanup() {
+	set +e
+	[ -n "$pid" ] && kill -9 $pid 2>/dev/null && wait $pid 2>/dev/null
+	pidof lttng-sessiond >/dev/null && kill $(pidof lttng-sessiond) 2>/dev/null && sleep 1
+	cp -r $out $T/out 2>/dev/null
+	rtmon_cleanup
+}
+trap cleanup EXIT
+rtmon_load
+ip link set lo up
+lttng_ok=0
+if lttng-sessiond --daemonize --no-kernel >$T/sessiond.log 2>&1; then
+	lttng_ok=1
+else
+	note "lttng-sessiond did not start: $(tail -n 3 $T/sessiond.log)"
+fi
+
+write_conf() { # DEADLINE
+	cat >$T/rtmon.conf <<CONF
+targets = ( { name = "dispatch"; comm = "dispatch_test"; source = "any_irq";
+	      end = "work_end"; deadline = "$1"; } );
+snapshot = { dir = "$out"; records_file = true; ftrace = true; ftrace_buffer_kb = 2048;
+	     lttng = true; rate_burst = 3; rate_interval = "30s"; };
+metrics = { listen = "127.0.0.1:9465"; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
+realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
+CONF
+}
+write_conf 5ms
+"$RTMOND" --check -c $T/rtmon.conf || fail "rtmond --check refused the test configuration"
+"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
+pid=$!
+wait_log() { # PATTERN SECONDS
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		grep -q "$1" $T/rtmond.log && return 0
+		kill -0 $pid 2>/dev/null || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
+		sleep 0.1
+	done
+	fail "no '$1' in rtmond's log within $2 s: $(tail -n 5 $T/rtmond.log)"
+}
+wait_log "rtmond: running" 20
+[ -d /sys/kernel/tracing/instances/rtmon ] || fail "no ftrace instance"
+echo "some data for the feeder" >/rtmon-share/feed
+# the app loads librtmon's tracepoint provider at start (LD_PRELOAD): it
+# registers with lttng-sessiond before main(), so every marker is traced
+LD_PRELOAD=$RTMON_TOP/build/monitor/librtmon-ust.so \
+	"$APPS/dispatch_test" -f /rtmon-share/feed -n 100 -p 4000 -w 50 -s 10 -S 20000 \
+	>$T/items.json || fail "dispatch_test failed"
+sleep 2
+curl -sf http://127.0.0.1:9465/metrics >/dev/null || fail "metrics endpoint did not answer"
+# chains from unrelated IRQs (the guest's 9p root) may still be reported
+# overdue: compare a scrape taken between two identical status readings
+for ((i = 0; i < 10; i++)); do
+	grep -A1 " dispatch:" /proc/rtmon/status >$T/st1
+	cp /proc/rtmon/status $T/status.txt
+	curl -sf http://127.0.0.1:9465/metrics >$T/metrics.txt || fail "metrics endpoint did not answer"
+	grep -A1 " dispatch:" /proc/rtmon/status >$T/st2
+	cmp -s $T/st1 $T/st2 && break
+	sleep 0.5
+done
+sleep 1.5
+[ -s $T/rtmon.prom ] || fail "no metrics textfile"
+
+python3 - "$lttng_ok" "$out" <<'PY'
+import json, os, re, sys, glob, subprocess
+T = os.environ["T"]; out = sys.argv[2]
+lttng_ok = sys.argv[1] == "1"
+misses = [json.loads(l) for l in open(out + "/misses.jsonl")]
+recs = [json.loads(l) for l in open(out + "/records.jsonl")]
+its = [json.loads(l) for l in open(T + "/items.json")]
+slow = [i for i in its if i["slow"]]
+print(f"{len(recs)} records, {len(misses)} misses, {len(slow)} slow items")
+assert len(misses) >= len(slow), "fewer miss lines than slow items"
+assert all(m["miss"] for m in misses)
+snapped = [m for m in misses if not m["snapshot"].get("skipped")]
+limited = [m for m in misses if m["snapshot"].get("skipped") in ("rate_limited", "busy")]
+print(f"{len(snapped)} misses with snapshots, {len(limited)} rate-limited or busy")
+assert snapped, "no miss has a snapshot"
+assert len({m['snapshot']['id'] for m in snapped}) <= 3, "more snapshots than the burst of 3"
+assert limited, "the rate limit never applied"
+# ftrace: each snapshot file holds sched and irq events around its miss
+def ts(line):
+    m = re.search(r"\s(\d+\.\d+): ", line)
+    return float(m.group(1)) if m else None
+checked = 0
+for m in snapped:
+    if not m["snapshot"].get("ftrace_from_start"):
+        continue
+    f = m["snapshot"]["ftrace"]
+    assert f and os.path.exists(f), f"missing ftrace snapshot {f}"
+    lines = open(f).read().splitlines()
+    evs = [l for l in lines if not l.startswith("#")]
+    t = [x for x in map(ts, evs) if x is not None]
+    kinds = {k for k in ("sched_switch", "sched_waking", "irq_handler_entry", "rtmon_chain")
+             if any(k + ":" in l for l in evs)}
+    print(f"{os.path.basename(f)}: {len(evs)} events {min(t):.6f}..{max(t):.6f}, miss "
+          f"{m['start_ns']/1e9:.6f}..{m['end_ns']/1e9:.6f}, kinds {sorted(kinds)}")
+    assert {"sched_switch", "sched_waking", "irq_handler_entry"} <= kinds, f"{f}: {kinds}"
+    assert min(t) <= m["start_ns"] / 1e9 + 1e-6 and max(t) >= m["end_ns"] / 1e9 - 1e-6, \
+        f"{f} does not cover the miss"
+    checked += 1
+print(f"ftrace snapshots checked: {checked}")
+assert checked, "no snapshot of a miss after the instance started"
+if lttng_ok:
+    assert all(m["snapshot"]["lttng"] for m in snapped), "snapshot without an LTTng part"
+    dirs = sorted(glob.glob(out + "/lttng/miss-*"))
+    print("lttng snapshots:", [os.path.basename(d) for d in dirs])
+    assert dirs, "no LTTng snapshot directory"
+    names = {m["snapshot"]["lttng"]["name"] for m in snapped}
+    assert all(any(os.path.basename(d).startswith(n + "-") for d in dirs) for n in names), \
+        f"LTTng snapshots {names} not all in {dirs}"
+    txt = subprocess.run(["babeltrace2", dirs[-1]], capture_output=True, text=True, check=True).stdout
+    n_miss = txt.count("rtmond:miss:"); n_b = txt.count("rtmon:work_begin:"); n_e = txt.count("rtmon:work_end:")
+    print(f"babeltrace2 {os.path.basename(dirs[-1])}: rtmond:miss {n_miss}, rtmon:work_begin {n_b}, rtmon:work_end {n_e}")
+    assert n_miss >= 1 and n_b >= 1 and n_e >= 1, "LTTng snapshot lacks the miss or the markers"
+    seqs = {int(x) for x in re.findall(r"rtmond:miss:.*?seq = (\d+)", txt)}
+    assert int(dirs[-1].split("/miss-")[1].split("-")[0]) in seqs, "the snapshot lacks its own miss event"
+# metrics against the status file
+st = open(T + "/status.txt").read()
+m = re.search(r"^\s+\d+ dispatch:.*\n\s+chains (\d+) misses (\d+) overdue (\d+)", st, re.M)
+chains, kmiss, overdue = map(int, m.groups())
+met = open(T + "/metrics.txt").read()
+def metric(name):
+    mm = re.search(r"^" + re.escape(name) + r" (\S+)$", met, re.M)
+    assert mm, f"no {name} in the metrics"
+    return float(mm.group(1))
+cnt = metric('rtmon_latency_seconds_count{target="dispatch"}')
+mis = metric('rtmon_target_misses_total{target="dispatch"}')
+tmo = metric('rtmon_target_timeouts_total{target="dispatch"}')
+st2 = open(T + "/st2").read()
+overdue2 = int(re.search(r"overdue (\d+)", st2).group(1))
+print(f"status: chains {chains} misses {kmiss} overdue {overdue}..{overdue2}; metrics: count {cnt:.0f} misses {mis:.0f} timeouts {tmo:.0f}")
+assert (cnt, mis) == (chains, kmiss), "metrics do not match /proc/rtmon/status"
+# overdue reports of chains from unrelated IRQs keep coming (the test's own
+# commands load over the 9p root): the scrape lies between the two readings
+assert overdue - 10 <= tmo <= overdue2, "timeouts do not match /proc/rtmon/status"
+assert metric('rtmon_latency_seconds_bucket{target="dispatch",le="+Inf"}') == cnt
+b5 = metric('rtmon_latency_seconds_bucket{target="dispatch",le="0.005"}')
+assert b5 <= cnt - kmiss, "5 ms bucket counts misses"
+cm = re.search(r"^  chains started (\d+) completed (\d+)", st, re.M)
+assert metric("rtmon_chains_completed_total") >= int(cm.group(2))
+print("metrics ok")
+PY
+[ $? -eq 0 ] || fail "checks failed"
+
+# SIGHUP with a bad file: refused, old configuration active
+cp $T/rtmon.conf $T/good.conf
+printf 'targets = ( { name = "dispatch"; comm = "dispatch_test";\n  deadline = 7; } );\n' >$T/rtmon.conf
+kill -HUP $pid
+wait_log "reload refused" 10
+grep "reload refused" $T/rtmond.log
+grep -q "rtmon.conf:2: targets.dispatch.deadline" $T/rtmond.log || fail "refusal does not name file:line: key"
+$RTMONCTL targets list --json >$T/targets.json
+python3 -c "
+import json,sys; t=[json.loads(l) for l in open('$T/targets.json')]
+t = t[0] if len(t) == 1 and isinstance(t[0], list) else t
+d=[x for x in t if x['name']=='dispatch']; assert len(d)==1 and d[0]['deadline_ns']==5000000, t
+" || fail "old target not active after a refused reload: $(cat $T/targets.json)"
+# SIGHUP with a good file: applied
+write_conf 6ms
+kill -HUP $pid
+wait_log "reloaded: 1 targets" 10
+$RTMONCTL targets list --json >$T/targets2.json
+python3 -c "
+import json; t=[json.loads(l) for l in open('$T/targets2.json')]
+t = t[0] if len(t) == 1 and isinstance(t[0], list) else t
+d=[x for x in t if x['name']=='dispatch']; assert len(d)==1 and d[0]['deadline_ns']==6000000, t
+" || fail "new deadline not in the module after reload: $(cat $T/targets2.json)"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+pid=
+[ $rc = 0 ] || fail "rtmond exited $rc on SIGTERM"
+[ ! -d /sys/kernel/tracing/instances/rtmon ] || fail "ftrace instance left behind"
+grep -q "exiting" $T/rtmond.log || fail "no exit message"
+note "rtmond log:"; sed 's/^/# /' $T/rtmond.log | head -40
+echo "rtmond-basic: ok"
