@@ -28,6 +28,8 @@ pkgs=(
 	valgrind clang libclang-rt-14-dev
 	# JSON output of the tools (see README: choices)
 	libjansson-dev
+	# rtmond: configuration, metrics endpoint, capabilities; tests: curl, ip
+	libconfig-dev libmicrohttpd-dev libcap-dev curl iproute2
 )
 
 # apt-get install with every package already present is quick, but it still
