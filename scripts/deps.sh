@@ -88,7 +88,7 @@ for b in "$top"/boards/*.board; do
 	name=$(basename "$b" .board)
 	arch=$(sed -n 's/^BOARD_DEB_ARCH=//p' "$b")
 	if [ -n "$arch" ] && [ "$arch" != "$(dpkg --print-architecture)" ] &&
-		! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		[[ " $(dpkg --print-foreign-architectures | tr '\n' ' ') " != *" $arch "* ]]; then
 		echo "deps: $name: skipped (dpkg architecture $arch not added)"
 		continue
 	fi

@@ -272,7 +272,7 @@ suite_apt_dir() {
 # its lists when missing or older than a day (or when asked to). The lists
 # hold the build machine's architectures (dpkg --print-foreign-architectures).
 suite_apt_update() {
-	local s=$1 d fresh a
+	local s=$1 d fresh archs
 	d=$(suite_apt_dir "$s")
 	mkdir -p "$d/lists/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $s main" \
@@ -284,15 +284,14 @@ suite_apt_update() {
 		rm -f "$d"/lists/*_Packages*
 	fi
 	fresh=$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)
+	# architectures added since the last update (dpkg --add-architecture)
+	archs="$(dpkg --print-architecture) $(dpkg --print-foreign-architectures | tr '\n' ' ')"
+	[ "$(cat "$d/lists/.rtmon-archs" 2>/dev/null)" = "$archs" ] || fresh=
 	[ -z "$fresh" ] || [ "${2:-}" = force ] || return 0
 	echo "apt-get update ($s, separate state in ${d#"$HOME"/})" >&2
 	command apt-get -qq -o APT::Sandbox::User=root $(suite_apt_opts "$s") update >&2 ||
 		die "apt-get update for $s failed"
-	# the lists hold only what the architectures asked for: check amd64 etc.
-	for a in $(dpkg --print-architecture) $(dpkg --print-foreign-architectures); do
-		ls "$d"/lists/*"binary-${a}_Packages"* >/dev/null 2>&1 ||
-			echo "note: no $s package list for $a" >&2
-	done
+	echo "$archs" >"$d/lists/.rtmon-archs"
 }
 
 # suite_apt_opts SUITE: apt options selecting the suite's separate state.
