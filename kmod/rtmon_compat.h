@@ -7,6 +7,15 @@
  * Probe prototypes are checked at compile time with
  * check_trace_callback_type_<tracepoint>() in rtmon_probes.c, so a
  * prototype change breaks the build instead of the running kernel.
+ *
+ * Built and tested on 6.1 (Debian 12, PREEMPT_RT patch set and mainline)
+ * and 6.12 (Debian 13, PREEMPT_RT in mainline): between these two, nothing
+ * rtmon uses changed its API (probe prototypes, TASK_RTLOCK_WAIT, the
+ * hrtimer sleeper set-up, timer_delete_sync), so there is no 6.12 shim.
+ * The run-time behaviour rtmon relies on (IRQ thread woken after
+ * irq_handler_exit, sleeper wakeups inside hrtimer_expire_entry/exit, soft
+ * expiry of SCHED_OTHER sleepers in ktimers on RT, prev_state of a blocked
+ * task) is pinned per kernel by tests/vm/guest/kernel-behaviour.sh.
  */
 #ifndef RTMON_COMPAT_H
 #define RTMON_COMPAT_H
