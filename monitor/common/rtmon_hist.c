@@ -122,3 +122,45 @@ uint64_t rtmon_hist_count_below(const struct rtmon_hist *h, uint64_t le_ns)
 		n += h->b[i];
 	return n;
 }
+
+void rtmon_hist_print(FILE *f, const struct rtmon_hist *h, unsigned int rows,
+		      unsigned int width, uint64_t deadline_ns)
+{
+	static const unsigned int steps[] = { 1, 2, 5 };
+	uint64_t lo, hi, step = 0, a, peak = 0, n;
+	unsigned int i, k;
+
+	if (!h->count) {
+		fprintf(f, "  (no chains)\n");
+		return;
+	}
+	if (!rows)
+		rows = 1;
+	lo = h->min_ns / 1000;
+	hi = h->max_ns / 1000 + 1;
+	for (a = 1; !step; a *= 10)
+		for (k = 0; k < 3 && !step; k++)
+			if ((hi - lo + steps[k] * a - 1) / (steps[k] * a) <= rows)
+				step = steps[k] * a;
+	lo -= lo % step;
+	for (a = lo; a < hi; a += step) {
+		n = rtmon_hist_count_below(h, (a + step) * 1000) -
+		    rtmon_hist_count_below(h, a * 1000);
+		if (n > peak)
+			peak = n;
+	}
+	for (a = lo, i = 0; a < hi; a += step, i++) {
+		unsigned int bar;
+
+		n = rtmon_hist_count_below(h, (a + step) * 1000) -
+		    rtmon_hist_count_below(h, a * 1000);
+		bar = peak ? (unsigned int)((n * width + peak - 1) / peak) : 0;
+		fprintf(f, "  %9llu - %-9llu us %10llu %c", (unsigned long long)a,
+			(unsigned long long)(a + step), (unsigned long long)n,
+			deadline_ns && deadline_ns >= a * 1000 && deadline_ns < (a + step) * 1000 ?
+			'|' : ' ');
+		for (k = 0; k < bar; k++)
+			fputc('#', f);
+		fputc('\n', f);
+	}
+}

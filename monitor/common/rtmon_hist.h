@@ -17,6 +17,7 @@
 #define RTMON_HIST_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define RTMON_HIST_LINEAR_US	4096u			/* 2^12 */
 #define RTMON_HIST_LINEAR_SHIFT	12
@@ -52,5 +53,14 @@ uint64_t rtmon_hist_mean(const struct rtmon_hist *h);
  * cumulative buckets.
  */
 uint64_t rtmon_hist_count_below(const struct rtmon_hist *h, uint64_t le_ns);
+
+/*
+ * A terminal histogram: at most 'rows' rows of equal width (1, 2, 5 x 10^n
+ * us) from the minimum to the maximum, each with its count and a bar
+ * scaled to 'width' characters; a row holding the deadline (deadline_ns,
+ * 0 = none) is marked.
+ */
+void rtmon_hist_print(FILE *f, const struct rtmon_hist *h, unsigned int rows,
+		      unsigned int width, uint64_t deadline_ns);
 
 #endif /* RTMON_HIST_H */

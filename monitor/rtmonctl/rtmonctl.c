@@ -8,6 +8,9 @@
  *   rtmonctl targets list [--json]
  *   rtmonctl start | stop
  *   rtmonctl records [--json] [-n COUNT] [-t SECONDS]
+ *   rtmonctl hist TARGET [--dir DIR] [--json]      (rtmond's histograms)
+ *   rtmonctl misses [--dir DIR] [-n COUNT] [--json] (rtmond's misses)
+ *   rtmonctl show SEQ [--dir DIR] [--json]          (one miss, per-hop table)
  *
  * Errors go to stderr with a non-zero exit status: 1 for a failed
  * operation, 2 for bad usage.
@@ -26,6 +29,7 @@
 
 #include "rtmon/rtmon.h"
 #include "rtmon_format.h"
+#include "rtmon_hist.h"
 
 static const char *prog = "rtmonctl";
 
@@ -487,6 +491,253 @@ static int cmd_records(int argc, char **argv, int json)
 	return 0;
 }
 
+/* ---- rtmond's outputs: DIR/stats.json, DIR/misses.jsonl ---- */
+
+static const char *rtmond_dir = "/var/lib/rtmon";
+
+/* --dir DIR / -n N for the commands that read rtmond's files */
+static long dir_opts(int argc, char **argv, int want_n)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ 0 }
+	};
+	long n = -1;
+	char *end;
+	int c;
+
+	if (getenv("RTMON_DIR"))
+		rtmond_dir = getenv("RTMON_DIR");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			rtmond_dir = optarg;
+			break;
+		case 'n':
+			n = strtol(optarg, &end, 10);
+			if (!want_n || *end || n < 1)
+				usage_error("bad count '%s'", optarg);
+			break;
+		default:
+			exit(2);
+		}
+	}
+	return n;
+}
+
+static int cmd_hist(int argc, char **argv, int json)
+{
+	struct rtmon_hist *h;
+	json_error_t jerr;
+	json_t *root, *t, *b;
+	const char *name;
+	char path[1024], a[32];
+	size_t i;
+
+	dir_opts(argc, argv, 0);
+	if (optind != argc - 1)
+		usage_error("usage: rtmonctl hist TARGET [--dir DIR] [--json]");
+	name = argv[optind];
+	snprintf(path, sizeof(path), "%s/stats.json", rtmond_dir);
+	root = json_load_file(path, 0, &jerr);
+	if (!root)
+		fail(0, "cannot read %s: %s (is rtmond running with snapshot.dir = \"%s\"?)",
+		     path, jerr.text, rtmond_dir);
+	t = json_object_get(json_object_get(root, "targets"), name);
+	if (!t)
+		fail(0, "rtmond has no target '%s' (%s)", name, path);
+	if (json) {
+		json_out(json_incref(t));
+		json_decref(root);
+		return 0;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		fail(ENOMEM, "hist");
+	rtmon_hist_init(h);
+	json_array_foreach(json_object_get(t, "buckets"), i, b) {
+		json_int_t idx = json_integer_value(json_array_get(b, 0));
+
+		if (idx >= 0 && idx < RTMON_HIST_NBUCKETS)
+			h->b[idx] = (uint64_t)json_integer_value(json_array_get(b, 1));
+	}
+	h->count = (uint64_t)json_integer_value(json_object_get(t, "count"));
+	h->sum_ns = (uint64_t)json_integer_value(json_object_get(t, "sum_ns"));
+	h->min_ns = (uint64_t)json_integer_value(json_object_get(t, "min_ns"));
+	h->max_ns = (uint64_t)json_integer_value(json_object_get(t, "max_ns"));
+	printf("%s: %llu chains, %llu misses, %llu timeouts", name,
+	       (unsigned long long)h->count,
+	       (unsigned long long)json_integer_value(json_object_get(t, "misses")),
+	       (unsigned long long)json_integer_value(json_object_get(t, "timeouts")));
+	if (json_integer_value(json_object_get(t, "deadline_ns")))
+		printf(", deadline %s", rtmon_fmt_ns(a, sizeof(a),
+			(uint64_t)json_integer_value(json_object_get(t, "deadline_ns"))));
+	putchar('\n');
+	if (h->count) {
+		printf("  min %s", rtmon_fmt_ns(a, sizeof(a), h->min_ns));
+		printf("  mean %s", rtmon_fmt_ns(a, sizeof(a), rtmon_hist_mean(h)));
+		printf("  p50 %s", rtmon_fmt_ns(a, sizeof(a), rtmon_hist_percentile(h, 50)));
+		printf("  p90 %s", rtmon_fmt_ns(a, sizeof(a), rtmon_hist_percentile(h, 90)));
+		printf("  p99 %s", rtmon_fmt_ns(a, sizeof(a), rtmon_hist_percentile(h, 99)));
+		printf("  p99.9 %s", rtmon_fmt_ns(a, sizeof(a), rtmon_hist_percentile(h, 99.9)));
+		printf("  max %s\n", rtmon_fmt_ns(a, sizeof(a), h->max_ns));
+	}
+	rtmon_hist_print(stdout, h, 25, 40,
+			 (uint64_t)json_integer_value(json_object_get(t, "deadline_ns")));
+	free(h);
+	json_decref(root);
+	return 0;
+}
+
+static FILE *open_misses(void)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/misses.jsonl", rtmond_dir);
+	f = fopen(path, "r");
+	if (!f)
+		fail(errno, "cannot read %s (rtmond's snapshot.dir; --dir DIR)", path);
+	return f;
+}
+
+static const char *snap_where(json_t *m, char *buf, size_t len)
+{
+	json_t *s = json_object_get(m, "snapshot");
+	const char *skipped = json_string_value(json_object_get(s, "skipped"));
+	const char *ft = json_string_value(json_object_get(s, "ftrace"));
+	json_t *lt = json_object_get(s, "lttng");
+
+	if (skipped)
+		snprintf(buf, len, "(%s)", skipped);
+	else
+		snprintf(buf, len, "%s%s%s", ft ? ft : "", ft && json_is_object(lt) ? " + lttng " : "",
+			 json_is_object(lt) ? json_string_value(json_object_get(lt, "name")) : "");
+	return buf;
+}
+
+static int cmd_misses(int argc, char **argv, int json)
+{
+	long n = dir_opts(argc, argv, 1), total = 0, i;
+	json_t **all = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (optind != argc)
+		usage_error("usage: rtmonctl misses [--dir DIR] [-n COUNT] [--json]");
+	f = open_misses();
+	while (getline(&line, &cap, f) > 0) {
+		json_t *m = json_loads(line, 0, NULL);
+
+		if (!m)
+			continue;
+		all = realloc(all, (size_t)(total + 1) * sizeof(*all));
+		if (!all)
+			fail(ENOMEM, "misses");
+		all[total++] = m;
+	}
+	fclose(f);
+	free(line);
+	if (!json)
+		printf("%-8s %-16s %-8s %13s %13s %-22s %s\n", "seq", "target", "kind",
+		       "latency", "deadline", "task", "snapshot");
+	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
+		json_t *m = all[i];
+		char a[32], b[32], who[48], where[600];
+		json_t *flags = json_object_get(m, "flags"), *fl;
+		const char *kind = "miss";
+		size_t k;
+
+		if (json) {
+			json_out(json_incref(m));
+			continue;
+		}
+		json_array_foreach(flags, k, fl)
+			if (!strcmp(json_string_value(fl), "timeout"))
+				kind = "timeout";
+		if (json_string_length(json_object_get(m, "comm")))
+			snprintf(who, sizeof(who), "%s[%lld]",
+				 json_string_value(json_object_get(m, "comm")),
+				 (long long)json_integer_value(json_object_get(m, "pid")));
+		else
+			snprintf(who, sizeof(who), "-");	/* open: no task yet */
+		printf("%-8lld %-16s %-8s %13s %13s %-22s %s\n",
+		       (long long)json_integer_value(json_object_get(m, "seq")),
+		       json_string_value(json_object_get(m, "target_name")) ?: "-", kind,
+		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
+		       rtmon_fmt_ns(b, sizeof(b), (uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))),
+		       who, snap_where(m, where, sizeof(where)));
+	}
+	for (i = 0; i < total; i++)
+		json_decref(all[i]);
+	free(all);
+	return 0;
+}
+
+static int cmd_show(int argc, char **argv, int json)
+{
+	json_t *m = NULL, *hops, *h, *flags, *fl;
+	char *line = NULL, *end, a[32], b[32], where[600];
+	long long want;
+	size_t cap = 0, i;
+	FILE *f;
+
+	dir_opts(argc, argv, 0);
+	if (optind != argc - 1)
+		usage_error("usage: rtmonctl show SEQ [--dir DIR] [--json]");
+	want = strtoll(argv[optind], &end, 10);
+	if (*end || want < 0)
+		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", argv[optind]);
+	f = open_misses();
+	while (getline(&line, &cap, f) > 0) {
+		json_t *x = json_loads(line, 0, NULL);
+
+		if (x && json_integer_value(json_object_get(x, "seq")) == want) {
+			json_decref(m);	/* the last line wins */
+			m = x;
+		} else {
+			json_decref(x);
+		}
+	}
+	fclose(f);
+	free(line);
+	if (!m)
+		fail(0, "no miss with seq %lld in %s/misses.jsonl", want, rtmond_dir);
+	if (json) {
+		json_out(m);
+		return 0;
+	}
+	printf("#%lld %s %lld -> %s[%lld] target %s latency %s",
+	       want, json_string_value(json_object_get(m, "kind")) ?: "?",
+	       (long long)json_integer_value(json_object_get(m, "source")),
+	       json_string_value(json_object_get(m, "comm")) ?: "?",
+	       (long long)json_integer_value(json_object_get(m, "pid")),
+	       json_string_value(json_object_get(m, "target_name")) ?: "-",
+	       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))));
+	if (json_integer_value(json_object_get(m, "deadline_ns")))
+		printf(" deadline %s", rtmon_fmt_ns(b, sizeof(b),
+			(uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))));
+	flags = json_object_get(m, "flags");
+	json_array_foreach(flags, i, fl)
+		printf(" %s", json_string_value(fl));
+	putchar('\n');
+	printf("  %-3s %-13s %-4s %-8s %-28s %14s\n", "hop", "event", "cpu", "context", "who", "+time");
+	hops = json_object_get(m, "hops");
+	json_array_foreach(hops, i, h)
+		printf("  %-3zu %-13s %-4lld %-8s %-28s %14s\n", i,
+		       json_string_value(json_object_get(h, "event")) ?: "?",
+		       (long long)json_integer_value(json_object_get(h, "cpu")),
+		       json_string_value(json_object_get(h, "ctx")) ?: "?",
+		       json_string_value(json_object_get(h, "what")) ?: "?",
+		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(h, "delta_ns"))));
+	printf("  snapshot: %s\n", snap_where(m, where, sizeof(where)));
+	json_decref(m);
+	return 0;
+}
+
 static const char help[] =
 	"usage: rtmonctl [--json] COMMAND [ARGS]\n"
 	"  status                     module state, counters and targets\n"
@@ -498,6 +749,11 @@ static const char help[] =
 	"                             print chain records as they come (until N, or SEC\n"
 	"                             idle); --stamp adds the time each was read,\n"
 	"                             --misses shows deadline misses and timeouts only\n"
+	"  hist TARGET [--dir DIR]    rtmond's latency histogram and percentiles of a target\n"
+	"  misses [-n N] [--dir DIR]  the misses rtmond saved, with their snapshot files\n"
+	"  show SEQ [--dir DIR]       one miss with its per-hop breakdown\n"
+	"                             (DIR: rtmond's snapshot.dir, default /var/lib/rtmon,\n"
+	"                             or $RTMON_DIR)\n"
 	"--json gives one JSON document (records: one per line).\n";
 
 int main(int argc, char **argv)
@@ -517,6 +773,12 @@ int main(int argc, char **argv)
 		return cmd_targets(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "records"))
 		return cmd_records(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "hist"))
+		return cmd_hist(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "misses"))
+		return cmd_misses(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "show"))
+		return cmd_show(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "start") || !strcmp(argv[1], "stop")) {
 		r = open_dev();
 		err = argv[1][2] == 'a' ? rtmon_start(r) : rtmon_stop(r);

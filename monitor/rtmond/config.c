@@ -257,7 +257,8 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 
 static const char *const snapshot_keys[] = {
 	"dir", "records_file", "ftrace", "ftrace_instance", "ftrace_buffer_kb",
-	"lttng", "lttng_output", "lttng_session", "rate_burst", "rate_interval", NULL
+	"lttng", "lttng_output", "lttng_session", "on_timeout", "rate_burst", "rate_interval",
+	NULL
 };
 
 static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_setting_t *g)
@@ -295,6 +296,8 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 	if (found && !c->lttng_session[0])
 		return perr(p, config_setting_get_member(g, "lttng_session"),
 			    "snapshot.lttng_session", "must not be empty");
+	if (get_bool(p, g, gn, "on_timeout", &c->on_timeout))
+		return -1;
 	if (get_int(p, g, gn, "rate_burst", 0, 1000000, &v, &found))
 		return -1;
 	if (found)
@@ -440,6 +443,7 @@ static void defaults(struct rtmond_config *c)
 	c->ftrace_buffer_kb = 4096;
 	c->lttng = 1;
 	strcpy(c->lttng_session, "rtmond");
+	c->on_timeout = 1;
 	c->rate_burst = 5;
 	c->rate_interval_ns = 60000000000ull;
 	strcpy(c->listen, "127.0.0.1:9465");

@@ -15,7 +15,8 @@
  * when rtmond exits: records emitted while it is down wait in the
  * module's rings and are read at the next start; the last sequence number
  * read is kept in DIR/rtmond.seq so a restart can tell whether anything
- * was lost (logged either way). Logs go to stderr.
+ * was lost (logged either way). DIR/stats.json holds the histograms for
+ * 'rtmonctl hist'. Logs go to stderr.
  *
  * Exit status: 0 after SIGTERM/SIGINT or a good --check, 1 on a bad
  * configuration or a failed start, 2 on bad usage.
@@ -58,6 +59,7 @@ static char id2name[MAX_IDS][RTMON_NAME_LEN];
 static uint64_t last_seq;
 static int have_last, restarted;
 static unsigned int max_targets;
+static int stats_dirty;		/* records since DIR/stats.json was written */
 
 void rtmond_log(const char *fmt, ...)
 {
@@ -483,7 +485,8 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
 	json_t *o = json_object();
 	uint64_t since = rtmond_snap_ftrace_since();
 
-	json_object_set_new(o, "id", json_integer((json_int_t)p->id));
+	if (p->id)
+		json_object_set_new(o, "id", json_integer((json_int_t)p->id));
 	if (p->ftrace[0]) {
 		char f[600];
 
@@ -508,7 +511,7 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
 static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, int n)
 {
 	const struct rtmond_config *c = &l->conf;
-	struct rtmond_snap_plan plan;
+	struct rtmond_snap_plan plan, policy = { .skipped = "timeout" };
 	uint64_t now = mono_ns();
 	int i, nmiss = 0, first_miss = -1;
 
@@ -536,9 +539,12 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 		if (miss) {
 			CNT_ADD(misses, 1);
 			rtmond_snap_miss_event(r, id_name(r->target_id) ?: "");
-			if (first_miss < 0)
-				first_miss = i;
-			nmiss++;
+			/* snapshot.on_timeout = false: completed misses only */
+			if (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT)) {
+				if (first_miss < 0)
+					first_miss = i;
+				nmiss++;
+			}
 		}
 	}
 	/* one snapshot for the batch's misses, taken before any output */
@@ -558,7 +564,8 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 		if (records_fd >= 0)
 			write_line(records_fd, j);
 		if (miss && misses_fd >= 0) {
-			json_object_set_new(j, "snapshot", snap_json(c, &plan, r));
+			json_object_set_new(j, "snapshot", snap_json(c,
+				c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT) ? &plan : &policy, r));
 			write_line(misses_fd, j);
 		}
 		json_decref(j);
@@ -583,15 +590,70 @@ static int drain(const struct rtmond_live *l)
 			return n;
 		}
 		handle_batch(l, recs, n);
+		stats_dirty = 1;
 		total += n;
 	}
+}
+
+/* ---- DIR/stats.json: the histograms for rtmonctl hist ---- */
+
+static void write_stats(const struct rtmond_live *l)
+{
+	struct rtmon_hist *h = malloc(sizeof(*h));
+	json_t *root, *tg;
+	char path[512], tmp[520];
+	unsigned int i, b;
+
+	if (!h)
+		return;
+	root = json_object();
+	tg = json_object();
+	for (i = 0; i < l->conf.ntargets; i++) {
+		struct rtmond_slot *s = &rtmond_slots[l->slot[i]];
+		uint64_t misses, timeouts, records;
+		json_t *o, *bk = json_array();
+
+		pthread_mutex_lock(&s->lock);
+		memcpy(h, &s->hist, sizeof(*h));
+		misses = s->misses;
+		timeouts = s->timeouts;
+		records = s->records;
+		pthread_mutex_unlock(&s->lock);
+		for (b = 0; b < RTMON_HIST_NBUCKETS; b++)
+			if (h->b[b])
+				json_array_append_new(bk, json_pack("[i, I]", (int)b,
+								    (json_int_t)h->b[b]));
+		o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+			"count", (json_int_t)h->count, "sum_ns", (json_int_t)h->sum_ns,
+			"min_ns", (json_int_t)(h->count ? h->min_ns : 0),
+			"max_ns", (json_int_t)h->max_ns, "mean_ns", (json_int_t)rtmon_hist_mean(h),
+			"p50_ns", (json_int_t)rtmon_hist_percentile(h, 50),
+			"p90_ns", (json_int_t)rtmon_hist_percentile(h, 90),
+			"p99_ns", (json_int_t)rtmon_hist_percentile(h, 99),
+			"p999_ns", (json_int_t)rtmon_hist_percentile(h, 99.9),
+			"misses", (json_int_t)misses, "timeouts", (json_int_t)timeouts,
+			"records", (json_int_t)records,
+			"deadline_ns", (json_int_t)l->conf.targets[i].t.deadline_ns,
+			"buckets", bk);
+		json_object_set_new(tg, l->conf.targets[i].name, o);
+	}
+	free(h);
+	json_object_set_new(root, "hist_version", json_integer(1));
+	json_object_set_new(root, "written_ns", json_integer((json_int_t)mono_ns()));
+	json_object_set_new(root, "targets", tg);
+	snprintf(path, sizeof(path), "%s/stats.json", l->conf.dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_dump_file(root, tmp, JSON_COMPACT) || rename(tmp, path))
+		rtmond_log("cannot write %s", path);
+	json_decref(root);
+	stats_dirty = 0;
 }
 
 /* ---- reload ---- */
 
 static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_config *b)
 {
-	return strcmp(a->dir, b->dir) || a->ftrace != b->ftrace ||
+	return strcmp(a->dir, b->dir) || a->ftrace != b->ftrace || a->on_timeout != b->on_timeout ||
 	       strcmp(a->ftrace_instance, b->ftrace_instance) ||
 	       a->ftrace_buffer_kb != b->ftrace_buffer_kb || a->lttng != b->lttng ||
 	       strcmp(a->lttng_output, b->lttng_output) ||
@@ -710,7 +772,7 @@ int main(int argc, char **argv)
 	struct rtmond_live *l;
 	struct rtmon_version v;
 	struct pollfd pfd[2];
-	uint64_t next_textfile = 0;
+	uint64_t next_textfile = 0, next_stats = 0;
 	char err[600];
 	int check = 0, o, sfd, running = 1, rc = 0;
 	sigset_t ss;
@@ -791,8 +853,9 @@ int main(int argc, char **argv)
 	pfd[1].fd = sfd;
 	pfd[1].events = POLLIN;
 	drain(l);	/* what waited in the rings while rtmond was away */
+	write_stats(l);
 	while (running) {
-		int timeout = hole_since ? 500 : -1;
+		int timeout = hole_since || stats_dirty ? 500 : -1;
 
 		l = rtmond_live;
 		if (l->conf.textfile[0]) {
@@ -814,6 +877,10 @@ int main(int argc, char **argv)
 		if (pfd[0].revents & POLLIN)
 			drain(rtmond_live);
 		seq_expire(0);
+		if (stats_dirty && mono_ns() >= next_stats) {
+			write_stats(rtmond_live);
+			next_stats = mono_ns() + 1000000000ull;
+		}
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -831,6 +898,7 @@ int main(int argc, char **argv)
 	drain(l);
 	seq_expire(1);
 	save_seq();
+	write_stats(l);
 	if (l->conf.textfile[0])
 		rtmond_metrics_textfile(l->conf.textfile);
 	rtmond_metrics_stop();

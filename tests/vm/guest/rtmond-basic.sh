@@ -41,7 +41,7 @@ write_conf() { # DEADLINE
 targets = ( { name = "dispatch"; comm = "dispatch_test"; source = "any_irq";
 	      end = "work_end"; deadline = "$1"; } );
 snapshot = { dir = "$out"; records_file = true; ftrace = true; ftrace_buffer_kb = 2048;
-	     lttng = true; rate_burst = 3; rate_interval = "30s"; };
+	     lttng = true; on_timeout = false; rate_burst = 3; rate_interval = "30s"; };
 metrics = { listen = "127.0.0.1:9465"; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
 CONF
@@ -95,7 +95,12 @@ assert len(misses) >= len(slow), "fewer miss lines than slow items"
 assert all(m["miss"] for m in misses)
 snapped = [m for m in misses if not m["snapshot"].get("skipped")]
 limited = [m for m in misses if m["snapshot"].get("skipped") in ("rate_limited", "busy")]
-print(f"{len(snapped)} misses with snapshots, {len(limited)} rate-limited or busy")
+policy = [m for m in misses if m["snapshot"].get("skipped") == "timeout"]
+print(f"{len(snapped)} misses with snapshots, {len(limited)} rate-limited or busy, "
+      f"{len(policy)} timeouts without (on_timeout = false)")
+assert all("timeout" in m["flags"] for m in policy)
+assert all("timeout" not in m["flags"] for m in snapped + limited)
+assert all(m["comm"] == "dispatch_test" for m in snapped), "a snapshot for another task"
 assert snapped, "no miss has a snapshot"
 assert len({m['snapshot']['id'] for m in snapped}) <= 3, "more snapshots than the burst of 3"
 assert limited, "the rate limit never applied"
@@ -164,6 +169,25 @@ print("metrics ok")
 PY
 [ $? -eq 0 ] || fail "checks failed"
 
+# rtmonctl reads rtmond's histograms (DIR/stats.json, written every second)
+# and misses (before the reload below, which restarts the target's statistics)
+$RTMONCTL hist dispatch --dir $out | tee $T/hist.txt
+cnt=$(awk '/^rtmon_latency_seconds_count\{target="dispatch"\}/ { print $2 }' $T/metrics.txt)
+hcnt=$(awk 'NR == 1 { print $2 }' $T/hist.txt)
+[ "$hcnt" -ge "$cnt" ] || fail "rtmonctl hist shows $hcnt chains, the metrics showed $cnt"
+grep -q "p99.9" $T/hist.txt || fail "no percentiles in rtmonctl hist"
+n=$(wc -l <$out/misses.jsonl)
+[ "$($RTMONCTL misses --dir $out --json | wc -l)" -ge $n ] ||
+	fail "rtmonctl misses --json does not list every miss"
+$RTMONCTL misses --dir $out -n 3
+seq=$(grep -m1 '"was_overdue"' $out/misses.jsonl | python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['seq'])")
+$RTMONCTL show --dir $out $seq | tee $T/show.txt
+grep -q "work_end .*dispatch_test" $T/show.txt || fail "rtmonctl show: no work_end hop"
+# the command-line marker
+$RTMON_TOP/build/monitor/rtmon-mark begin 0x1234 || fail "rtmon-mark begin failed"
+$RTMON_TOP/build/monitor/rtmon-mark end 4660 || fail "rtmon-mark end failed"
+rc=0; $RTMON_TOP/build/monitor/rtmon-mark middle 1 2>/dev/null || rc=$?
+[ $rc = 2 ] || fail "rtmon-mark with a bad verb exited $rc"
 # SIGHUP with a bad file: refused, old configuration active
 cp $T/rtmon.conf $T/good.conf
 printf 'targets = ( { name = "dispatch"; comm = "dispatch_test";\n  deadline = 7; } );\n' >$T/rtmon.conf
