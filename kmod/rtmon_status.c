@@ -103,7 +103,7 @@ static void rtmon_show_targets(struct seq_file *m)
 		if (s->chains)
 			seq_printf(m, " min_us %llu avg_us %llu max_us %llu",
 				   div_u64(s->min_ns, 1000),
-				   div64_u64(s->sum_ns, s->chains) / 1000,
+				   div_u64(div64_u64(s->sum_ns, s->chains), 1000),
 				   div_u64(s->max_ns, 1000));
 		seq_putc(m, '\n');
 		rtmon_show_hist(m, s);
