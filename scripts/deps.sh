@@ -30,12 +30,30 @@ pkgs=(
 	libjansson-dev
 	# rtmond: configuration, metrics endpoint, capabilities; tests: curl, ip
 	libconfig-dev libmicrohttpd-dev libcap-dev curl iproute2
+	# ARM boards: cross compilers (with their C libraries, for the static
+	# user space) and the emulators. The boards' own packages (kernel,
+	# headers, busybox, bash, cyclictest, jansson) are downloaded into the
+	# cache by scripts/lib-board.sh, not installed.
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
+	libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
 )
+
+# the ARM boards' Debian architectures, so apt can resolve and download
+# their packages (PKG:arm64, PKG:armhf); adding one forces a list refresh
+added_arch=
+for a in arm64 armhf; do
+	if [[ " $(dpkg --print-foreign-architectures | tr '\n' ' ') " != *" $a "* ]]; then
+		echo "deps: dpkg --add-architecture $a"
+		dpkg --add-architecture "$a"
+		added_arch=y
+	fi
+done
 
 # apt-get install with every package already present is quick, but it still
 # needs package lists: refresh them when missing or older than a day.
 lists=/var/lib/apt/lists
-if [ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
+if [ -n "$added_arch" ] ||
+	[ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
 	echo "deps: apt-get update"
 	apt-get update -qq
 fi

@@ -1,0 +1,62 @@
+# Markers on an ARM board: interrupt -> (IRQ thread) -> feeder -> dispatcher
+# (rtmon_work_begin) -> worker (rtmon_work_end), with tests/apps/dispatch_test
+# reading a file of the 9p share (each read is answered by the virtio
+# device's interrupt). Every 10th item the worker spins past the deadline.
+# Checks: at least 90% of the items have their record, ending at the
+# worker's work_end with the dispatcher's work_begin on the path; slow
+# items are deadline misses.
+# timeout: 240
+. "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
+
+items=${ITEMS:-100}
+deadline_us=5000
+rtmon_load
+$RTMONCTL targets add --name dispatch --comm dispatch_test --any-irq --end work_end \
+	--deadline ${deadline_us}us
+echo "some data for the feeder" >/rtmon-share/feed
+$RTMONCTL records --json -t 8 >"$T/records.json" &
+reader=$!
+"$RTMON_BIN/dispatch_test" -f /rtmon-share/feed -n "$items" -p 4000 -w 50 -s 10 -S 20000 \
+	>"$T/items.json" || fail "dispatch_test failed"
+wait $reader || fail "the record reader failed"
+sed -n '1,/^counters/p' /proc/rtmon/status
+
+n=$(wc -l <"$T/items.json")
+[ "$n" -eq "$items" ] || fail "dispatch_test printed $n items, expected $items"
+# items: worker dispatcher slow t_end
+paste -d' ' <(json_field worker <"$T/items.json") <(json_field dispatcher <"$T/items.json") \
+	<(json_field slow <"$T/items.json") <(json_field t_end <"$T/items.json") >"$T/items"
+# completion records (no timeout flag) ending at work_end: pid end miss begin-pids
+grep -v '"timeout"' "$T/records.json" >"$T/done.json" || true
+paste -d' ' <(json_field pid <"$T/done.json") <(json_field end_ns <"$T/done.json") \
+	<(json_field miss <"$T/done.json") <(last_hop_event <"$T/done.json") \
+	<(awk '{ s = ""; n = split($0, a, "\"event\":\"work_begin\",\"cpu\":[0-9]+,\"pid\":");
+		for (i = 2; i <= n; i++) { p = a[i]; sub(/[^0-9].*/, "", p); s = s p "," } print (s ? s : "-") }' \
+		"$T/done.json") >"$T/done"
+done_n=$(wc -l <"$T/done")
+ends=$(awk '$4 == "work_end"' "$T/done" | wc -l)
+note "$items items; $done_n completion records, $ends ending at work_end"
+[ "$ends" -eq "$done_n" ] || fail "completion records that do not end at work_end: $(awk '$4 != "work_end"' "$T/done" | head -n 2)"
+# join: each item's record is the first completion at or after its t_end
+# by its worker, with its dispatcher's work_begin
+awk -v items="$items" '
+	FNR == NR { w[FNR] = $1; d[FNR] = $2; slow[FNR] = $3; te[FNR] = $4; ni = FNR; next }
+	{ rp[++nr] = $1; re[nr] = $2; rm[nr] = $3; rb[nr] = $5 }
+	END {
+		for (i = 1; i <= ni; i++) {
+			best = 0
+			for (j = 1; j <= nr; j++)
+				if (rp[j] == w[i] && re[j] >= te[i] && (!best || re[j] < re[best]) && !used[j]) best = j
+			if (!best) continue
+			used[best] = 1
+			if (index("," rb[best], "," d[i] ",")) matched++
+			else if (nobegin++ < 3) printf "item %d: no work_begin by dispatcher %d (%s)\n", i, d[i], rb[best]
+			if (slow[i] == "true") { nslow++; if (rm[best] == "true") smiss++ }
+			else if (rm[best] == "true") fmiss++
+		}
+		printf "matched %d/%d; slow items missed %d/%d, others missed %d\n", matched, ni, smiss, nslow, fmiss
+		if (matched < items * 0.9) { print "too few items have their chain"; exit 1 }
+		if (smiss < int(items / 10) * 0.9) { print "slow items without a miss record"; exit 1 }
+	}' "$T/items" "$T/done" || fail "records do not match the items"
+rtmon_unload
+echo "chain-marker: ok"
