@@ -497,9 +497,17 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
 	} else {
 		json_object_set_new(o, "ftrace", json_null());
 	}
-	if (p->lttng[0])
+	if (p->lttng[0]) {
+		char lo[600];
+
+		/* the snapshot is the directory NAME-DATE-TIME-N under the output */
+		if (c->lttng_output[0])
+			snprintf(lo, sizeof(lo), "%s", c->lttng_output);
+		else
+			snprintf(lo, sizeof(lo), "%s/lttng", c->dir);
 		json_object_set_new(o, "lttng", json_pack("{s:s, s:s}", "name", p->lttng,
-			"output", c->lttng_output[0] ? c->lttng_output : "lttng/"));
+			"output", lo));
+	}
 	else
 		json_object_set_new(o, "lttng", json_null());
 	json_object_set_new(o, "lttng_domains", json_string(rtmond_snap_lttng_state()));

@@ -80,7 +80,8 @@ for ((i = 0; i < 10; i++)); do
 	sleep 0.5
 done
 sleep 1.5
-[ -s $T/rtmon.prom ] || fail "no metrics textfile"
+grep -q '^rtmon_latency_seconds_count{target="dispatch"} [1-9]' $T/rtmon.prom ||
+	fail "no histogram in the metrics textfile"
 
 python3 - "$lttng_ok" "$out" <<'PY'
 import json, os, re, sys, glob, subprocess
