@@ -1,0 +1,27 @@
+# The package of cross/dist.sh on the board it was built for: install.sh
+# (under busybox sh) installs the module and the tools, modprobe loads it
+# by name, rtmonctl from /usr/local/bin talks to it; install.sh refuses
+# the same module for another kernel release.
+# timeout: 90
+. "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
+
+[ -n "${RTMON_DIST:-}" ] && [ -f "$RTMON_DIST" ] || fail "RTMON_DIST (the tarball of cross/dist.sh) not given"
+rtmon_loaded && fail "rtmon loaded before the test"
+cd /tmp
+tar xzf "$RTMON_DIST"
+d=$(basename "$RTMON_DIST" .tar.gz)
+RTMON_KERNEL_RELEASE=0.0.0-other sh "$d/install.sh" --no-load >"$T/refused" 2>&1 &&
+	fail "install.sh accepted the module for another kernel"
+grep -q "refusing to install" "$T/refused" || fail "no clear refusal: $(cat "$T/refused")"
+[ ! -e "/lib/modules/$(uname -r)/extra/rtmon.ko" ] || fail "the refused install left a module"
+sh "$d/install.sh" || fail "install.sh failed"
+rtmon_loaded || fail "install.sh did not load rtmon"
+[ -f "/lib/modules/$(uname -r)/extra/rtmon.ko" ] || fail "module not in /lib/modules/$(uname -r)/extra"
+/usr/local/bin/rtmonctl status | head -n 3
+/usr/local/bin/rtmonctl targets add --name ct --comm cyclictest --timer || fail "rtmonctl targets add"
+cyclictest -q -m -p 80 -t 1 -i 5000 -l 50 >/dev/null
+n=$(/usr/local/bin/rtmonctl records --json -t 1 | grep -c '"comm":"cyclictest"' || true)
+[ "$n" -ge 40 ] || fail "only $n records from the installed tools"
+modprobe -r rtmon || rmmod rtmon || fail "cannot unload the installed module"
+rtmon_loaded && fail "rtmon still loaded"
+echo "dist-install: ok ($n records)"
