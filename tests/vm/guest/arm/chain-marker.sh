@@ -4,7 +4,9 @@
 # device's interrupt). Every 10th item the worker spins past the deadline.
 # Checks: at least 90% of the items have their record, ending at the
 # worker's work_end with the dispatcher's work_begin on the path; slow
-# items are deadline misses.
+# items are deadline misses. Under emulation a slow item's chain can
+# outgrow its hop storage (flag dropped_hops): its last hops may then be
+# missing, so it need not end with work_end (at most 10% of the items).
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
 
@@ -26,17 +28,23 @@ n=$(wc -l <"$T/items.json")
 # items: worker dispatcher slow t_end
 paste -d' ' <(json_field worker <"$T/items.json") <(json_field dispatcher <"$T/items.json") \
 	<(json_field slow <"$T/items.json") <(json_field t_end <"$T/items.json") >"$T/items"
-# completion records (no timeout flag) ending at work_end: pid end miss begin-pids
+# completion records (no timeout flag): pid end miss last-hop begin-pids
+# dropped-hops (a chain whose hop storage overflowed: its last hops, the
+# end included, may be missing; the record's pid and end time still hold)
 grep -v '"timeout"' "$T/records.json" >"$T/done.json" || true
 paste -d' ' <(json_field pid <"$T/done.json") <(json_field end_ns <"$T/done.json") \
 	<(json_field miss <"$T/done.json") <(last_hop_event <"$T/done.json") \
 	<(awk '{ s = ""; n = split($0, a, "\"event\":\"work_begin\",\"cpu\":[0-9]+,\"pid\":");
 		for (i = 2; i <= n; i++) { p = a[i]; sub(/[^0-9].*/, "", p); s = s p "," } print (s ? s : "-") }' \
-		"$T/done.json") >"$T/done"
+		"$T/done.json") \
+	<(awk '{ print (index($0, "\"dropped_hops\"") ? "dropped" : "-") }' "$T/done.json") >"$T/done"
 done_n=$(wc -l <"$T/done")
 ends=$(awk '$4 == "work_end"' "$T/done" | wc -l)
-note "$items items; $done_n completion records, $ends ending at work_end"
-[ "$ends" -eq "$done_n" ] || fail "completion records that do not end at work_end: $(awk '$4 != "work_end"' "$T/done" | head -n 2)"
+dropped=$(awk '$6 == "dropped"' "$T/done" | wc -l)
+note "$items items; $done_n completion records, $ends ending at work_end, $dropped with dropped hops"
+bad=$(awk '$4 != "work_end" && $6 != "dropped"' "$T/done" | head -n 2)
+[ -z "$bad" ] || fail "completion records that do not end at work_end: $bad"
+[ "$dropped" -le $((items / 10)) ] || fail "$dropped records with dropped hops for $items items"
 # join: each item's record is the first completion at or after its t_end
 # by its worker, with its dispatcher's work_begin
 awk -v items="$items" '
