@@ -63,7 +63,7 @@ start_rtmond() { # LOG
 start_rtmond $T/rtmond1.log
 echo "some data for the feeder" >/rtmon-share/feed
 LD_PRELOAD=$RTMON_TOP/build/monitor/librtmon-ust.so \
-	"$APPS/dispatch_test" -f /rtmon-share/feed -n 400 -p 4000 -w 50 -s 10 -S 20000 \
+	"$APPS/dispatch_test" -f /rtmon-share/feed -n 1000 -p 4000 -w 50 -s 10 -S 20000 \
 	>$T/items.json &
 app=$!
 sleep 1.5
