@@ -241,6 +241,8 @@ int rtmond_metrics_start(const struct rtmond_config *c)
 			       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 			       MHD_OPTION_CONNECTION_LIMIT, 16u,
 			       MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+			       /* mlockall() makes every stack page resident */
+			       MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 			       MHD_OPTION_END);
 	if (!mhd) {
 		rtmond_log("metrics: cannot listen on %s", c->listen);

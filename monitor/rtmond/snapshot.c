@@ -426,7 +426,14 @@ static void *worker(void *arg)
 
 int rtmond_snap_start_worker(void)
 {
-	int err = pthread_create(&wk_thread, NULL, worker, NULL);
+	pthread_attr_t a;
+	int err;
+
+	/* a small stack: mlockall() makes every stack page resident */
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	err = pthread_create(&wk_thread, &a, worker, NULL);
+	pthread_attr_destroy(&a);
 
 	if (!err)
 		wk_started = 1;
