@@ -11,7 +11,7 @@
 # on the live system, no load); RTMON_KERNEL_RELEASE replaces uname -r.
 set -eu
 cd "$(dirname "$0")"
-force_config= load=y
+force_config='' load=y
 for a in "$@"; do
 	case "$a" in
 	--force-config) force_config=y ;;
