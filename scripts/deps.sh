@@ -55,7 +55,9 @@ lists=/var/lib/apt/lists
 if [ -n "$added_arch" ] ||
 	[ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
 	echo "deps: apt-get update"
-	apt-get update -qq
+	# a mirror caught mid-sync fails one index (seen for bookworm-security
+	# armhf); the other lists are still good: go on, installs say what lacks
+	apt-get update -qq || echo "deps: apt-get update reported errors (see above); continuing" >&2
 fi
 
 missing=()
