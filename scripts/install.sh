@@ -17,6 +17,7 @@
 #   MULTIARCH e.g. x86_64-linux-gnu (default: dpkg-architecture, else
 #             $CC -print-multiarch, else none: PREFIX/lib)
 #   SYSCONFDIR /etc for PREFIX=/usr, PREFIX/etc otherwise
+#   LIBDIR    PREFIX/lib/MULTIARCH     LIBEXECDIR PREFIX/libexec (rtmon/ below it)
 #   BUILD     the built user space (default build/monitor)
 #   SYSTEMDUNITDIR /lib/systemd/system   UDEVRULESDIR /lib/udev/rules.d
 #   MODPROBEDIR /lib/modprobe.d          MODULESLOADDIR /usr/lib/modules-load.d
@@ -32,7 +33,7 @@ for a in "$@"; do
 	case "$a" in
 	*=*) export "$a" ;;
 	all | lib | dev | daemon | dkms) comps="$comps $a" ;;
-	-h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) echo "install.sh: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
@@ -52,8 +53,8 @@ BUILD=${BUILD:-$top/build/monitor}
 VERSION=${VERSION:-$(sed -n 's/^VERSION :*= *//p' "$top/monitor/Makefile")}
 BINDIR=$PREFIX/bin
 SBINDIR=$PREFIX/sbin
-LIBDIR=$PREFIX/lib${MULTIARCH:+/$MULTIARCH}
-LIBEXECDIR=$PREFIX/libexec/rtmon
+LIBDIR=${LIBDIR:-$PREFIX/lib${MULTIARCH:+/$MULTIARCH}}
+LIBEXECDIR=${LIBEXECDIR:-$PREFIX/libexec}/rtmon
 INCLUDEDIR=$PREFIX/include
 DOCDIR=$PREFIX/share/doc/rtmon
 SYSTEMDUNITDIR=${SYSTEMDUNITDIR:-/lib/systemd/system}
@@ -97,7 +98,7 @@ for c in $comps; do
 		ln -sfn librtmon.so.0 "$D$LIBDIR/librtmon.so"
 		mkdir -p "$D$LIBDIR/pkgconfig"
 		sed -e "s|^prefix=.*|prefix=$PREFIX|" \
-		    -e "s|^libdir=.*|libdir=\${prefix}/lib${MULTIARCH:+/$MULTIARCH}|" \
+		    -e "s|^libdir=.*|libdir=$LIBDIR|" \
 		    -e "s|^includedir=.*|includedir=\${prefix}/include|" \
 		    "$BUILD/librtmon.pc" >"$D$LIBDIR/pkgconfig/librtmon.pc"
 		chmod 644 "$D$LIBDIR/pkgconfig/librtmon.pc"
