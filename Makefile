@@ -5,7 +5,10 @@
 #   make check       run every test (unit + QEMU); ends with "N passed, N failed"
 #   make demo        boot the emulated PREEMPT_RT board and show rtmon at work
 #   make bench       benchmarks: core instructions/event, module overhead in QEMU
-#   make kmod BOARD=NAME | KDIR=/path [ARCH=.. CROSS_COMPILE=..]
+#   make kmod [BOARD=NAME] [KDIR=/path/to/kernel/build]   (arch from the board)
+#   make cross BOARD=NAME   module + static user space for an ARM board
+#   make dist BOARD=NAME [KDIR=...]   install tarball for a board
+#   make check-arm   the emulated ARM boards only
 #   make clean
 
 BOARD ?= qemu-x86_64-rt
@@ -15,13 +18,24 @@ all: kmod
 deps:
 	bash scripts/deps.sh
 
-ifneq ($(KDIR),)
+# a board's arch and cross prefix, with its own kernel tree when KDIR is given
 kmod:
-	$(MAKE) -C kmod KDIR=$(KDIR) OUT=$(CURDIR)/build/kmod/custom
-else
-kmod:
-	@scripts/build-kmod $(BOARD)
-endif
+	@scripts/build-kmod $(BOARD) $(KDIR)
+
+ARM_BOARDS := qemu-arm64-rt qemu-armhf-rt
+
+# module + static user space for BOARD (cross boards)
+cross:
+	scripts/build-kmod $(BOARD) $(KDIR)
+	@if [ "$$(scripts/board-info $(BOARD) cross)" ]; then cross/build-user $(BOARD); fi
+
+# install tarball for a board: make dist BOARD=rpi4 [KDIR=/path/to/kernel/build]
+dist:
+	cross/dist.sh $(BOARD) $(KDIR)
+
+# both emulated ARM boards and the install tarball's checks
+check-arm:
+	@rc=0; for b in $(ARM_BOARDS); do cross/check $$b || rc=1; done; cross/test-dist || rc=1; exit $$rc
 
 check:
 	tests/run-all
@@ -36,4 +50,4 @@ bench:
 clean:
 	rm -rf build
 
-.PHONY: all deps kmod check demo bench clean
+.PHONY: all deps kmod cross dist check-arm check demo bench clean
