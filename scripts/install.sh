@@ -31,7 +31,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 comps=
 for a in "$@"; do
 	case "$a" in
-	*=*) export "$a" ;;
+	*=*)
+		# shellcheck disable=SC2163 # NAME=VALUE: export that assignment
+		export "$a" ;;
 	all | lib | dev | daemon | dkms) comps="$comps $a" ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) echo "install.sh: unknown argument $a" >&2; exit 2 ;;
