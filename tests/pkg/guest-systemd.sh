@@ -27,7 +27,7 @@ in_ns() { nsenter -t "$sd" -m -p "$@"; }
 mkdir -p "/lib/modules/$kv/extra"
 cp "$RTMON_KO" "/lib/modules/$kv/extra/rtmon.ko"
 depmod "$kv"
-DESTDIR= PREFIX=/usr "$top/scripts/install.sh" daemon lib >"$T/install.log" 2>&1 || fail "install.sh: $(tail -n 2 "$T/install.log")"
+DESTDIR='' PREFIX=/usr "$top/scripts/install.sh" daemon lib >"$T/install.log" 2>&1 || fail "install.sh: $(tail -n 2 "$T/install.log")"
 cat >/etc/rtmon/rtmon.conf <<CONF
 targets = ( { name = "ct"; comm = "cyclictest"; source = "timer"; end = "switch_in"; deadline = "10us"; } );
 snapshot = { dir = "/var/lib/rtmon"; lttng = false; rate_burst = 2; rate_interval = "10s"; };
