@@ -9,6 +9,7 @@
 #   make cross BOARD=NAME   module + static user space for an ARM board
 #   make dist BOARD=NAME [KDIR=...]   install tarball for a board
 #   make check-arm   the emulated ARM boards only
+#   make install [DESTDIR=..] [PREFIX=..], make debs, make check-pkg
 #   make clean
 
 BOARD ?= qemu-x86_64-rt
@@ -46,8 +47,22 @@ demo:
 bench:
 	$(MAKE) -C tests/core bench
 	tests/bench/kmod/run $(BOARD)
+	tests/bench/monitor/run $(BOARD)
+
+# make install [DESTDIR=..] [PREFIX=/usr]: FHS layout (scripts/install.sh)
+install:
+	$(MAKE) -C monitor
+	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' scripts/install.sh
+
+# Debian packages: rtmon, rtmon-dkms, librtmon0, librtmon-dev (build/debs)
+debs:
+	packaging/build-debs.sh
+
+# packaging and the boot-time unit only
+check-pkg:
+	tests/pkg/run; r=$$?; tests/pkg/run-guest || r=1; exit $$r
 
 clean:
 	rm -rf build
 
-.PHONY: all deps kmod cross dist check-arm check demo bench clean
+.PHONY: all deps kmod cross dist check-arm install debs check-pkg check demo bench clean

@@ -13,7 +13,7 @@
 #include "core/rtm_core.h"
 #include "uapi/rtmon.h"
 
-#define RTMON_VERSION	"0.2.0"
+#define RTMON_VERSION	"0.3.0"
 
 /* One entry per kernel tracepoint rtmon hooks; order of registration. */
 enum rtmon_probe_id {

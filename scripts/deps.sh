@@ -28,6 +28,8 @@ pkgs=(
 	valgrind clang libclang-rt-14-dev
 	# JSON output of the tools (see README: choices)
 	libjansson-dev
+	# packaging tests: the DKMS build of rtmon-dkms
+	dkms
 	# rtmond: configuration, metrics endpoint, capabilities; tests: curl, ip
 	libconfig-dev libmicrohttpd-dev libcap-dev curl iproute2
 	# ARM boards: cross compilers (with their C libraries, for the static

@@ -53,7 +53,7 @@ struct rtmon_version {
 	__u32 ring_slots;	/* out: records per cpu ring */
 	__u32 running;		/* out: 1 when tracking */
 	__u32 preempt_rt;	/* out: 1 on a PREEMPT_RT kernel */
-	char module_version[16];/* out: e.g. "0.2.0" */
+	char module_version[16];/* out: e.g. "0.3.0" */
 };
 
 /* target.end: where a chain ends */
