@@ -1,0 +1,47 @@
+# shellcheck shell=bash
+# What every guest test needs, on every board (sourced by lib.sh for the
+# x86 guests and arm/lib.sh for the cross boards): failing with a message,
+# the work directory, and loading/unloading rtmon so that a failed test
+# never leaves the module loaded for the next one.
+set -euo pipefail
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "# $*"
+}
+
+[ -n "${RTMON_KO:-}" ] || fail "RTMON_KO is not set (run-vm -e RTMON_KO=path)"
+[ -f "$RTMON_KO" ] || fail "no module at $RTMON_KO"
+
+# T: this test's work directory, in the share so it outlives the guest
+export T=$RTMON_SHARE/$(basename "$0" .sh).d
+mkdir -p "$T"
+
+rtmon_loaded() {
+	grep -q '^rtmon ' /proc/modules
+}
+
+rtmon_cleanup() {
+	if rtmon_loaded; then rmmod rtmon || true; fi
+}
+trap rtmon_cleanup EXIT
+trap 'exit 143' TERM INT
+
+rtmon_load() {
+	insmod "$RTMON_KO" "$@" || fail "insmod $RTMON_KO $* failed: $(dmesg | grep rtmon | tail -n 2)"
+	[ -r /proc/rtmon/status ] || fail "/proc/rtmon/status missing after load"
+}
+
+rtmon_unload() {
+	rmmod rtmon || fail "rmmod rtmon failed"
+	rtmon_loaded && fail "rtmon still listed in /proc/modules after rmmod"
+	return 0
+}
+
+# the probes rtmon attaches to, as the status file names them
+RTMON_PROBES="irq_handler_entry irq_handler_exit softirq_raise softirq_entry softirq_exit
+hrtimer_expire_entry hrtimer_expire_exit sched_waking sched_switch"
