@@ -32,6 +32,8 @@ pkgs=(
 	dkms
 	# rtmond: configuration, metrics endpoint, capabilities; tests: curl, ip
 	libconfig-dev libmicrohttpd-dev libcap-dev curl iproute2
+	# rtmond: systemd readiness/watchdog (sd_notify); rtmonctl plot
+	libsystemd-dev gnuplot-nox
 	# ARM boards: cross compilers (with their C libraries, for the static
 	# user space) and the emulators. The boards' own packages (kernel,
 	# headers, busybox, bash, cyclictest, jansson) are downloaded into the
