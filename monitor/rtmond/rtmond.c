@@ -669,24 +669,25 @@ static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_
 	       a->rate_burst != b->rate_burst || a->rate_interval_ns != b->rate_interval_ns;
 }
 
-static void reload(void)
+/* 0 when the new configuration is active, -1 when refused (old one stays) */
+static int reload(void)
 {
 	struct rtmond_live *old = rtmond_live, *nl = calloc(1, sizeof(*nl));
 	char err[600];
 
 	if (!nl)
-		return;
+		return -1;
 	rtmond_log("SIGHUP: reloading %s", conf_path);
 	if (rtmond_config_load(conf_path, &nl->conf, err, sizeof(err))) {
 		rtmond_log("reload refused: %s; the previous configuration stays active", err);
 		free(nl);
-		return;
+		return -1;
 	}
 	if (sync_targets(old, nl)) {
 		rtmond_log("reload refused: the module did not take the new targets; "
 			   "the previous configuration stays active");
 		free(nl);
-		return;
+		return -1;
 	}
 	if (strcmp(old->conf.dir, nl->conf.dir) || old->conf.records_file != nl->conf.records_file)
 		open_files(&nl->conf);
@@ -704,6 +705,32 @@ static void reload(void)
 	urcu_memb_synchronize_rcu();
 	free(old);
 	rtmond_log("reloaded: %u targets active", nl->conf.ntargets);
+	return 0;
+}
+
+/* SIGHUP under systemd: RELOADING=1, then READY=1 with the outcome */
+static void reload_notify(void)
+{
+	const char *how;
+
+	rtmond_notify("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+		      mono_ns() / 1000, conf_path);
+	how = reload() ? "reload refused, previous configuration active" : "reloaded";
+	rtmond_notify("READY=1\nSTATUS=%s: %u targets", how, rtmond_live->conf.ntargets);
+}
+
+/* STATUS= for systemctl status: targets, records, misses (when it changed) */
+static void status_notify(void)
+{
+	static uint64_t last_records = UINT64_MAX;
+	uint64_t n = CNT_GET(records);
+
+	if (!rtmond_notify_enabled() || n == last_records)
+		return;
+	last_records = n;
+	rtmond_notify("STATUS=running: %u targets, %" PRIu64 " records read, %" PRIu64
+		      " misses, %" PRIu64 " lost", rtmond_live->conf.ntargets, n,
+		      CNT_GET(misses), CNT_GET(records_lost));
 }
 
 /* ---- real time, privileges ---- */
@@ -821,10 +848,14 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 
+	rtmond_notify_init();
 	rtmond_dev = rtmon_open(dev);
 	if (!rtmond_dev) {
+		o = errno;
 		fprintf(stderr, "rtmond: cannot open %s: %s%s\n", dev ? dev : RTMON_DEVICE,
-			strerror(errno), errno == ENOENT ? " (is the rtmon module loaded?)" : "");
+			strerror(o), o == ENOENT ? " (is the rtmon module loaded?)" : "");
+		rtmond_notify("STATUS=cannot open %s: %s\nERRNO=%d", dev ? dev : RTMON_DEVICE,
+			      strerror(o), o);
 		return 1;
 	}
 	rtmon_version(rtmond_dev, &v);
@@ -838,6 +869,7 @@ int main(int argc, char **argv)
 	load_seq();
 	/* kernel context first, so the first chains of the new targets are in it */
 	rtmond_snap_setup(&l->conf);
+	rtmond_watchdog_kick(mono_ns());	/* the start can be slow (LTTng) */
 	if (sync_targets(NULL, l)) {
 		rtmond_snap_teardown();
 		fprintf(stderr, "rtmond: the module refused the configured targets\n");
@@ -862,8 +894,13 @@ int main(int argc, char **argv)
 	pfd[1].events = POLLIN;
 	drain(l);	/* what waited in the rings while rtmond was away */
 	write_stats(l);
+	/* targets in the module, reader running: units ordered after us may start */
+	rtmond_notify("READY=1\nSTATUS=running: %u targets, misses to %s/misses.jsonl",
+		      l->conf.ntargets, l->conf.dir);
+	rtmond_watchdog_kick(mono_ns());
 	while (running) {
 		int timeout = hole_since || stats_dirty ? 500 : -1;
+		int wd = rtmond_watchdog_timeout_ms(mono_ns());
 
 		l = rtmond_live;
 		if (l->conf.textfile[0]) {
@@ -877,16 +914,21 @@ int main(int argc, char **argv)
 			if (timeout < 0 || (uint64_t)timeout > (next_textfile - now) / 1000000 + 1)
 				timeout = (int)((next_textfile - now) / 1000000) + 1;
 		}
+		if (wd >= 0 && (timeout < 0 || wd < timeout))
+			timeout = wd;
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			rtmond_log("poll: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
+		/* the loop is alive: a reader stuck anywhere stops the pings */
+		rtmond_watchdog_kick(mono_ns());
 		if (pfd[0].revents & POLLIN)
 			drain(rtmond_live);
 		seq_expire(0);
 		if (stats_dirty && mono_ns() >= next_stats) {
 			write_stats(rtmond_live);
+			status_notify();
 			next_stats = mono_ns() + 1000000000ull;
 		}
 		if (pfd[1].revents & POLLIN) {
@@ -894,9 +936,11 @@ int main(int argc, char **argv)
 
 			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGHUP) {
-					reload();
+					reload_notify();
 				} else {
 					rtmond_log("%s: exiting", strsignal((int)si.ssi_signo));
+					rtmond_notify("STOPPING=1\nSTATUS=stopping (%s)",
+						      strsignal((int)si.ssi_signo));
 					running = 0;
 				}
 			}

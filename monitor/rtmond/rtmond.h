@@ -80,4 +80,15 @@ int rtmond_metrics_textfile(const char *path);
 /* The Prometheus text of everything (caller frees). */
 char *rtmond_metrics_text(size_t *len);
 
+/* notify.c: systemd readiness, status and watchdog (no-ops without NOTIFY_SOCKET) */
+/* Read NOTIFY_SOCKET and the watchdog settings; the ping period in ns (0 = none). */
+uint64_t rtmond_notify_init(void);
+int rtmond_notify_enabled(void);
+/* sd_notify() of a formatted state ("READY=1\nSTATUS=..."). */
+void rtmond_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ms until the next watchdog ping is due (-1: no watchdog), for poll(). */
+int rtmond_watchdog_timeout_ms(uint64_t now_ns);
+/* WATCHDOG=1 when due (call from the reader's loop). */
+void rtmond_watchdog_kick(uint64_t now_ns);
+
 #endif /* RTMOND_H */
