@@ -5,8 +5,8 @@
 #   scripts/install.sh [COMPONENT...]     default: all
 #     lib     librtmon.so.0 (+ librtmon-ust.so.0, the lttng-ust provider)
 #     dev     headers (PREFIX/include/rtmon), librtmon.so, librtmon.a, librtmon.pc
-#     daemon  rtmond, rtmonctl, rtmon-mark, /etc/rtmon/rtmon.conf, rtmon.service
-#             and its helper, modules-load.d, modprobe.d, udev rule,
+#     daemon  rtmond, rtmonctl, rtmon-mark, /etc/rtmon/rtmon.conf, rtmon.service,
+#             modules-load.d, modprobe.d, udev rule,
 #             tmpfiles.d, sysusers.d, documentation
 #     dkms    module sources + dkms.conf in /usr/src/rtmon-VERSION
 #
@@ -17,7 +17,7 @@
 #   MULTIARCH e.g. x86_64-linux-gnu (default: dpkg-architecture, else
 #             $CC -print-multiarch, else none: PREFIX/lib)
 #   SYSCONFDIR /etc for PREFIX=/usr, PREFIX/etc otherwise
-#   LIBDIR    PREFIX/lib/MULTIARCH     LIBEXECDIR PREFIX/libexec (rtmon/ below it)
+#   LIBDIR    PREFIX/lib/MULTIARCH
 #   BUILD     the built user space (default build/monitor)
 #   SYSTEMDUNITDIR /lib/systemd/system   UDEVRULESDIR /lib/udev/rules.d
 #   MODPROBEDIR /lib/modprobe.d          MODULESLOADDIR /usr/lib/modules-load.d
@@ -56,7 +56,6 @@ VERSION=${VERSION:-$(sed -n 's/^VERSION :*= *//p' "$top/monitor/Makefile")}
 BINDIR=$PREFIX/bin
 SBINDIR=$PREFIX/sbin
 LIBDIR=${LIBDIR:-$PREFIX/lib${MULTIARCH:+/$MULTIARCH}}
-LIBEXECDIR=${LIBEXECDIR:-$PREFIX/libexec}/rtmon
 INCLUDEDIR=$PREFIX/include
 DOCDIR=$PREFIX/share/doc/rtmon
 SYSTEMDUNITDIR=${SYSTEMDUNITDIR:-/lib/systemd/system}
@@ -110,8 +109,6 @@ for c in $comps; do
 		inst 755 "$BUILD/rtmond" "$SBINDIR/rtmond"
 		inst 755 "$BUILD/rtmonctl" "$BINDIR/rtmonctl"
 		inst 755 "$BUILD/rtmon-mark" "$BINDIR/rtmon-mark"
-		inst 755 "$top/config/rtmond-wait-ready" "$LIBEXECDIR/rtmond-wait-ready"
-		sed -i "s|/etc/rtmon/rtmon.conf|$SYSCONFDIR/rtmon/rtmon.conf|" "$D$LIBEXECDIR/rtmond-wait-ready"
 		mkdir -p "$D$SYSCONFDIR/rtmon"
 		if [ -f "$D$SYSCONFDIR/rtmon/rtmon.conf" ] && [ "${FORCE_CONFIG:-0}" != 1 ] &&
 		   ! cmp -s "$top/config/rtmon.conf" "$D$SYSCONFDIR/rtmon/rtmon.conf"; then
@@ -122,7 +119,6 @@ for c in $comps; do
 		fi
 		mkdir -p "$D$SYSTEMDUNITDIR"
 		sed -e "s|/usr/sbin/rtmond|$SBINDIR/rtmond|" \
-		    -e "s|/usr/libexec/rtmon/|$LIBEXECDIR/|" \
 		    -e "s|/etc/rtmon/|$SYSCONFDIR/rtmon/|g" \
 		    -e "s|/usr/share/doc/rtmon/|$DOCDIR/|" \
 		    "$top/config/rtmon.service" >"$D$SYSTEMDUNITDIR/rtmon.service"

@@ -12,11 +12,19 @@ RTMON_LICENSE_FILES = kmod/rtmon_main.c monitor/lib/librtmon.c
 RTMON_INSTALL_STAGING = YES
 RTMON_DEPENDENCIES = libconfig libmicrohttpd lttng-libust lttng-tools liburcu jansson libcap
 
+# rtmond's sd_notify (Type=notify rtmon.service) with systemd; BusyBox init: without
+ifeq ($(BR2_PACKAGE_SYSTEMD),y)
+RTMON_DEPENDENCIES += systemd
+RTMON_SYSTEMD = 1
+else
+RTMON_SYSTEMD = 0
+endif
+
 # the module: kernel-module infrastructure, make -C $(LINUX_DIR) M=$(@D)/kmod (kmod/Kbuild)
 RTMON_MODULE_SUBDIRS = kmod
 
 define RTMON_BUILD_CMDS
-	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D)/monitor O=$(@D)/build/monitor PREFIX=/usr \
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D)/monitor O=$(@D)/build/monitor PREFIX=/usr SYSTEMD=$(RTMON_SYSTEMD) \
 		CC="$(TARGET_CC)" AR="$(TARGET_AR)" CFLAGS="$(TARGET_CFLAGS)" LDFLAGS="$(TARGET_LDFLAGS)"
 endef
 

@@ -16,8 +16,12 @@ SRCREV = "${RTMON_SRCREV}"
 PV = "0.3.0+git${SRCPV}"
 S = "${WORKDIR}/git"
 
+# rtmond's sd_notify (Type=notify unit) with systemd; SYSTEMD=0 without
+PACKAGECONFIG ??= "${@bb.utils.filter('DISTRO_FEATURES', 'systemd', d)}"
+PACKAGECONFIG[systemd] = "SYSTEMD=1,SYSTEMD=0,systemd"
+
 EXTRA_OEMAKE = "-C ${S}/monitor O=${B}/monitor PREFIX=${prefix} \
-	'CC=${CC}' 'AR=${AR}' 'CFLAGS=${CFLAGS}' 'LDFLAGS=${LDFLAGS}'"
+	'CC=${CC}' 'AR=${AR}' 'CFLAGS=${CFLAGS}' 'LDFLAGS=${LDFLAGS}' ${PACKAGECONFIG_CONFARGS}"
 
 do_compile() {
 	oe_runmake
@@ -26,7 +30,7 @@ do_compile() {
 # scripts/install.sh with the distribution's directories
 do_install() {
 	DESTDIR=${D} PREFIX=${prefix} SYSCONFDIR=${sysconfdir} MULTIARCH= \
-	LIBDIR=${libdir} LIBEXECDIR=${libexecdir} BUILD=${B}/monitor \
+	LIBDIR=${libdir} BUILD=${B}/monitor \
 	SYSTEMDUNITDIR=${systemd_system_unitdir} \
 	UDEVRULESDIR=${nonarch_base_libdir}/udev/rules.d \
 	MODPROBEDIR=${nonarch_base_libdir}/modprobe.d \
@@ -44,8 +48,7 @@ FILES:librtmon = "${libdir}/librtmon.so.* ${libdir}/librtmon-ust.so*"
 INSANE_SKIP:librtmon += "dev-so"
 FILES:${PN} += "${systemd_system_unitdir}/rtmon.service \
 	${nonarch_base_libdir}/udev/rules.d/60-rtmon.rules \
-	${nonarch_libdir}/tmpfiles.d/rtmon.conf ${nonarch_libdir}/sysusers.d/rtmon.conf \
-	${libexecdir}/rtmon"
+	${nonarch_libdir}/tmpfiles.d/rtmon.conf ${nonarch_libdir}/sysusers.d/rtmon.conf"
 CONFFILES:${PN} = "${sysconfdir}/rtmon/rtmon.conf"
 
 SYSTEMD_SERVICE:${PN} = "rtmon.service"
