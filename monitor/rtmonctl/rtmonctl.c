@@ -11,6 +11,8 @@
  *   rtmonctl hist TARGET [--dir DIR] [--json]      (rtmond's histograms)
  *   rtmonctl misses [--dir DIR] [-n COUNT] [--json] (rtmond's misses)
  *   rtmonctl show SEQ [--dir DIR] [--json]          (one miss, per-hop table)
+ *   rtmonctl top [-i SEC] [-n N] [--dir DIR] [--json] (live per-target view, top.c)
+ *   rtmonctl plot TARGET -o FILE.svg|png [--from SAVED.json] (gnuplot, plot.c)
  *
  * Errors go to stderr with a non-zero exit status: 1 for a failed
  * operation, 2 for bad usage.
@@ -30,12 +32,13 @@
 #include "rtmon/rtmon.h"
 #include "rtmon_format.h"
 #include "rtmon_hist.h"
+#include "rtmonctl.h"
 
 static const char *prog = "rtmonctl";
 
 #define RTMON_MAX_TARGET_IDS	64	/* >= the module's max_targets */
 
-static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...)
+void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,7 +50,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 	exit(2);
 }
 
-static void __attribute__((noreturn, format(printf, 2, 3))) fail(int err, const char *fmt, ...)
+void fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -84,7 +87,7 @@ static struct rtmon *open_dev(void)
 	}
 }
 
-static void json_out(json_t *j)
+void json_out(json_t *j)
 {
 	json_dumpf(j, stdout, JSON_COMPACT);
 	putchar('\n');
@@ -493,7 +496,20 @@ static int cmd_records(int argc, char **argv, int json)
 
 /* ---- rtmond's outputs: DIR/stats.json, DIR/misses.jsonl ---- */
 
-static const char *rtmond_dir = "/var/lib/rtmon";
+const char *rtmond_dir = "/var/lib/rtmon";
+
+json_t *rtmond_stats_load(json_error_t *err)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/stats.json", rtmond_dir);
+	return json_load_file(path, 0, err);
+}
+
+json_t *rtmond_stats_target(json_t *stats, const char *name)
+{
+	return json_object_get(json_object_get(stats, "targets"), name);
+}
 
 /* --dir DIR / -n N for the commands that read rtmond's files */
 static long dir_opts(int argc, char **argv, int want_n)
@@ -541,11 +557,11 @@ static int cmd_hist(int argc, char **argv, int json)
 		usage_error("usage: rtmonctl hist TARGET [--dir DIR] [--json]");
 	name = argv[optind];
 	snprintf(path, sizeof(path), "%s/stats.json", rtmond_dir);
-	root = json_load_file(path, 0, &jerr);
+	root = rtmond_stats_load(&jerr);
 	if (!root)
 		fail(0, "cannot read %s: %s (is rtmond running with snapshot.dir = \"%s\"?)",
 		     path, jerr.text, rtmond_dir);
-	t = json_object_get(json_object_get(root, "targets"), name);
+	t = rtmond_stats_target(root, name);
 	if (!t)
 		fail(0, "rtmond has no target '%s' (%s)", name, path);
 	if (json) {
@@ -752,6 +768,12 @@ static const char help[] =
 	"  hist TARGET [--dir DIR]    rtmond's latency histogram and percentiles of a target\n"
 	"  misses [-n N] [--dir DIR]  the misses rtmond saved, with their snapshot files\n"
 	"  show SEQ [--dir DIR]       one miss with its per-hop breakdown\n"
+	"  top [-i SEC] [-n N] [--dir DIR] [--status FILE]\n"
+	"                             live per-target view every SEC (default 1) seconds,\n"
+	"                             N times (default: until interrupted)\n"
+	"  plot TARGET -o FILE.svg|FILE.png [--dir DIR] [--from SAVED.json]\n"
+	"                             the latency histogram drawn by gnuplot; --from: a\n"
+	"                             saved 'hist TARGET --json' instead of rtmond's\n"
 	"                             (DIR: rtmond's snapshot.dir, default /var/lib/rtmon,\n"
 	"                             or $RTMON_DIR)\n"
 	"--json gives one JSON document (records: one per line).\n";
@@ -779,6 +801,10 @@ int main(int argc, char **argv)
 		return cmd_misses(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "show"))
 		return cmd_show(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "top"))
+		return cmd_top(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "plot"))
+		return cmd_plot(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "start") || !strcmp(argv[1], "stop")) {
 		r = open_dev();
 		err = argv[1][2] == 'a' ? rtmon_start(r) : rtmon_stop(r);

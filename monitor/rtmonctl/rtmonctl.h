@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rtmonctl.h - what rtmonctl's commands (rtmonctl.c, top.c, plot.c) share.
+ * Errors: fail() exits 1 (a failed operation), usage_error() exits 2.
+ */
+#ifndef RTMONCTL_H
+#define RTMONCTL_H
+
+#include <jansson.h>
+
+#define RTMON_STATUS_PATH	"/proc/rtmon/status"
+
+void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...);
+void __attribute__((noreturn, format(printf, 2, 3))) fail(int err, const char *fmt, ...);
+/* Print j compactly on one line and drop the reference. */
+void json_out(json_t *j);
+/* rtmond's snapshot.dir: --dir, else $RTMON_DIR, else /var/lib/rtmon */
+extern const char *rtmond_dir;
+/* rtmond's DIR/stats.json (NULL when unreadable: err says why, may be NULL) */
+json_t *rtmond_stats_load(json_error_t *err);
+/* A target's object in it (borrowed), or NULL. */
+json_t *rtmond_stats_target(json_t *stats, const char *name);
+
+int cmd_top(int argc, char **argv, int json);
+int cmd_plot(int argc, char **argv, int json);
+
+#endif /* RTMONCTL_H */
