@@ -199,9 +199,12 @@ BOARD_USERLAND_PKGS="busybox-static bash libtinfo6 libc6 libnuma1 rt-tests libja
 # board_userland: the packages above, for the board's architecture and at
 # their candidate versions, unpacked into one tree in the cache; prints the
 # tree. Its name changes with the versions, so updates show up.
+# RTMON_USERLAND_EXTRA: more packages (unqualified names) for the tree
+# (cross/check: the libraries rtmond needs on the board, with their
+# dependencies, as a Debian board would have them installed).
 board_userland() {
 	local p q v specs=() id d qs=() pol
-	for p in $BOARD_USERLAND_PKGS; do qs+=("$(board_pkg "$p")"); done
+	for p in $BOARD_USERLAND_PKGS ${RTMON_USERLAND_EXTRA:-}; do qs+=("$(board_pkg "$p")"); done
 	# one apt-cache call for all (each costs a second or more)
 	pol=$(apt-cache policy "${qs[@]}" 2>/dev/null |
 		awk '/^[^ ].*:$/ { sub(/:$/, ""); p = $0 } /^  Candidate:/ { print p, $2 }')
