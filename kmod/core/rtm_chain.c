@@ -249,7 +249,7 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 				u64 seq, u32 ci,
 				u32 tip_hop, u64 end, u32 target,
 				u64 deadline, u32 pid, u32 tgid,
-				const u64 *comm, u32 flags)
+				const u64 *comm, u64 cookie, u32 flags)
 {
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
 	u32 len, n, i, h, xf, nh;
@@ -293,6 +293,7 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 		memset(rec->target_comm, 0, RTM_COMM_LEN);
 	rec->chain_hops = nh < c->p.chain_hops ? nh : c->p.chain_hops;
 	rec->reserved = 0;
+	rec->cookie = cookie;
 	/* walk back from the tip; parents strictly decrease to the root 0 */
 	h = tip_hop;
 	for (i = n - 1; i > 0 && h; i--) {
@@ -312,7 +313,7 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 static rtm_noinline void rtm_emit_dropped(struct rtm_core *c, u32 cpu,
 				u64 seq, u32 ci, u32 tip_hop, u64 end,
 				u32 target, u64 deadline, u32 pid, u32 tgid,
-				const u64 *comm, u32 flags)
+				const u64 *comm, u64 cookie, u32 flags)
 {
 	struct rtm_ovf *o = &c->ovf[cpu];
 
@@ -324,7 +325,7 @@ static rtm_noinline void rtm_emit_dropped(struct rtm_core *c, u32 cpu,
 		return;
 	}
 	rtm_fill_rec(c, cpu, false, &o->rec, seq, ci, tip_hop, end, target,
-		     deadline, pid, tgid, comm, flags | RTM_REC_F_RING_FULL);
+		     deadline, pid, tgid, comm, cookie, flags | RTM_REC_F_RING_FULL);
 	if (o->rec.nhops < RTM_REC_MAX_HOPS)	/* cold path: zero unused hops */
 		memset(&o->rec.hops[o->rec.nhops], 0,
 		       (RTM_REC_MAX_HOPS - o->rec.nhops) *
@@ -340,7 +341,7 @@ static rtm_noinline void rtm_emit_dropped(struct rtm_core *c, u32 cpu,
 static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 				u32 tip_hop, u64 end, u32 target,
 				u64 deadline, u32 pid, u32 tgid,
-				const u64 *comm, u32 flags)
+				const u64 *comm, u64 cookie, u32 flags)
 {
 	struct rtm_record *rec;
 	u64 seq, pos;
@@ -350,11 +351,11 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	rec = rtm_ring_reserve(&c->rings[cpu], &pos);
 	if (rtm_unlikely(!rec)) {
 		rtm_emit_dropped(c, cpu, seq, ci, tip_hop, end, target,
-				 deadline, pid, tgid, comm, flags);
+				 deadline, pid, tgid, comm, cookie, flags);
 		return;
 	}
 	rtm_fill_rec(c, cpu, true, rec, seq, ci, tip_hop, end, target,
-		     deadline, pid, tgid, comm, flags);
+		     deadline, pid, tgid, comm, cookie, flags);
 	/* hops[nhops..] are zeroed by the reader (rtm_core_read), off the hot path */
 	if (c->hook && !c->hook(c->hook_arg, cpu, rec)) {
 		rtm_count(c, cpu, RTM_C_FILTERED);
@@ -377,7 +378,9 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 	struct rtm_branch *br = rtm_br(c, b);
 	u32 ci = rtm_ld32(&br->chain);
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
-	u32 s = rtm_ld32(&ch->state), flags = 0;
+	u32 s = rtm_ld32(&ch->state);
+	/* a cookie branch completes with its cookie in the record */
+	u32 flags = (u32)(br->flags & RTM_BF_COOKIE) << RTM_BF_COOKIE_SHIFT;
 	u64 start;
 
 	for (;;) {
@@ -394,7 +397,7 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 		flags |= RTM_REC_F_WAS_OVERDUE;
 	rtm_count(c, cpu, RTM_C_COMPLETED);
 	rtm_emit_rec(c, cpu, ci, br->hop, ts, (u32)target, deadline, pid, tgid,
-		     comm, flags);
+		     comm, br->cookie, flags);
 	return true;
 }
 
@@ -413,6 +416,6 @@ void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 void rtm_emit_timeout(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 		      u32 target, u64 deadline)
 {
-	rtm_emit_rec(c, cpu, ci, 0, now, target, deadline, 0, 0, NULL,
+	rtm_emit_rec(c, cpu, ci, 0, now, target, deadline, 0, 0, NULL, 0,
 		     RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS);
 }

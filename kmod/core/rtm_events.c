@@ -521,6 +521,7 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 		nbr = rtm_br(c, nb);
 		nbr->tgid = tgid;
 		nbr->cookie = cookie;
+		nbr->flags |= RTM_BF_COOKIE;
 		rtm_hop_add(c, cpu, nb, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, pid,
 			    nbr->comm, ts);
 		rtm_cookie_put(c, cpu, rtm_cookie_tag(tgid, cookie), nb);

@@ -234,6 +234,11 @@ struct rtm_chain {
 
 /* branch flags */
 #define RTM_BF_IRQTHREAD	0x01	/* task woken as this IRQ's thread */
+#define RTM_BF_COOKIE		0x02	/* work cookie branch (work_begin) */
+/* the record flag of a branch's cookie, without a branch */
+#define RTM_BF_COOKIE_SHIFT	6
+_Static_assert((RTM_BF_COOKIE << RTM_BF_COOKIE_SHIFT) == RTM_REC_F_COOKIE,
+	       "RTM_BF_COOKIE maps onto RTM_REC_F_COOKIE");
 
 struct rtm_branch {
 	rtm_a32 chain;		/* peeked by tick without ownership */
@@ -279,7 +284,7 @@ struct rtm_ovf {
 	rtm_a32 busy;
 	u32 pad[15];
 	struct rtm_record rec;
-	u64 pad1[4];
+	u64 pad1[3];
 };
 
 _Static_assert(sizeof(struct rtm_ovf) % 64 == 0, "rtm_ovf: 64-byte stride");

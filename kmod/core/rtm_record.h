@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 
-#define RTM_REC_VERSION		1
+#define RTM_REC_VERSION		2	/* 2: cookie */
 #define RTM_REC_MAX_HOPS	16
 #define RTM_COMM_LEN		16
 
@@ -34,6 +34,7 @@
 #define RTM_REC_F_RING_FULL	0x0040	/* seen only by the record hook: no
 					 * ring slot, dropped after the hook
 					 * (never read from a ring) */
+#define RTM_REC_F_COOKIE	0x0080	/* completed by work_end: cookie valid */
 
 /* hop.type */
 #define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */
@@ -84,10 +85,11 @@ struct rtm_record {
 	__u8 target_comm[RTM_COMM_LEN];
 	__u32 chain_hops;		/* hops recorded on the whole chain */
 	__u32 reserved;			/* zero */
+	__u64 cookie;			/* work cookie (RTM_REC_F_COOKIE), else 0 */
 	struct rtm_rec_hop hops[RTM_REC_MAX_HOPS];
 };
 
 _Static_assert(sizeof(struct rtm_rec_hop) == 32, "rtm_rec_hop layout");
-_Static_assert(sizeof(struct rtm_record) == 608, "rtm_record layout");
+_Static_assert(sizeof(struct rtm_record) == 616, "rtm_record layout");
 
 #endif /* RTM_RECORD_H */

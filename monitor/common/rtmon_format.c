@@ -92,6 +92,8 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		"miss", !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)),
 		"flags", flags, "cpu", (int)r->cpu, "path_len", (int)r->path_len,
 		"hops", hops);
+	if (o && (r->flags & RTM_REC_F_COOKIE))
+		json_object_set_new(o, "cookie", json_integer((json_int_t)r->cookie));
 	return o;
 }
 
@@ -125,6 +127,8 @@ void rtmon_record_print(FILE *f, const struct rtm_record *r,
 		fputs(" MISS", f);
 	if (r->flags & RTM_REC_F_TIMEOUT)
 		fputs(" OVERDUE(open)", f);
+	if (r->flags & RTM_REC_F_COOKIE)
+		fprintf(f, " cookie %llu", (unsigned long long)r->cookie);
 	if (r->flags & RTM_REC_F_TRUNCATED)
 		fprintf(f, " (path of %u hops, first and last %u shown)",
 			r->path_len, r->nhops);

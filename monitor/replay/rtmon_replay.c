@@ -393,6 +393,7 @@ static void flags_str(char *buf, size_t len, __u32 f)
 		{ RTM_REC_F_TRUNCATED, "TRUNCATED" },
 		{ RTM_REC_F_DROPPED_HOPS, "DROPPED_HOPS" },
 		{ RTM_REC_F_MERGED, "MERGED" },
+		{ RTM_REC_F_COOKIE, "COOKIE" },
 	};
 	size_t i;
 
@@ -470,10 +471,13 @@ static void print_record(const struct rtm_record *r)
 		json_str(comm);
 		printf(",\"start_ns\":%llu,\"end_ns\":%llu"
 		       ",\"latency_ns\":%llu,\"deadline_ns\":%llu"
-		       ",\"flags\":\"%s\",\"path_len\":%u,\"chain_hops\":%u,\"hops\":[",
+		       ",\"flags\":\"%s\",\"path_len\":%u,\"chain_hops\":%u",
 		       (unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
 		       (unsigned long long)r->latency_ns, (unsigned long long)r->deadline_ns, fl,
 		       r->path_len, r->chain_hops);
+		if (r->flags & RTM_REC_F_COOKIE)
+			printf(",\"cookie\":%llu", (unsigned long long)r->cookie);
+		printf(",\"hops\":[");
 		for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
 			h = &r->hops[i];
 			comm_str(comm, h->comm);
@@ -497,10 +501,13 @@ static void print_record(const struct rtm_record *r)
 	else
 		printf("target %u ", r->target_id);
 	printf("%s[%u/%u] latency=%lluns deadline=%llu"
-	       "ns flags=%s cpu=%u hops=%u/%u chain_hops=%u\n",
+	       "ns flags=%s cpu=%u hops=%u/%u chain_hops=%u",
 	       comm[0] ? comm : "-", r->target_pid, r->target_tgid,
 	       (unsigned long long)r->latency_ns, (unsigned long long)r->deadline_ns, fl, r->cpu,
 	       r->nhops, r->path_len, r->chain_hops);
+	if (r->flags & RTM_REC_F_COOKIE)
+		printf(" cookie=%llu", (unsigned long long)r->cookie);
+	putchar('\n');
 	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
 		h = &r->hops[i];
 		hop_desc(desc, sizeof(desc), h);

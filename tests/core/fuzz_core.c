@@ -108,6 +108,15 @@ static void check_rec(const struct rtm_record *r, unsigned long long *n)
 	ASSERT(r->nhops >= 1 && r->nhops <= RTM_REC_MAX_HOPS);
 	ASSERT(r->path_len >= r->nhops);
 	ASSERT(r->hops[0].type == RTM_HOP_IRQ || r->hops[0].type == RTM_HOP_TIMER);
+	/* a cookie only on chains a work_end completed (its hop is the
+	 * last one unless the chain's hop storage overflowed)
+	 */
+	if (r->flags & RTM_REC_F_COOKIE)
+		ASSERT(!(r->flags & RTM_REC_F_TIMEOUT) &&
+		       (r->hops[r->nhops - 1].type == RTM_HOP_WORK_END ||
+			(r->flags & RTM_REC_F_DROPPED_HOPS)));
+	else
+		ASSERT(r->cookie == 0);
 	ASSERT(r->latency_ns == (r->end_ns > r->start_ns ?
 				 r->end_ns - r->start_ns : 0));
 	ASSERT(r->seq >= 1 && r->seq < sizeof(seen) * 8);

@@ -326,6 +326,8 @@ static void t_cookie_scope(void)
 	CHECK(r.latency_ns == 400 && r.target_pid == 60 &&
 	      r.hops[r.nhops - 1].type == RTM_HOP_WORK_END &&
 	      r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN);
+	/* the record names the work item: the cookie that completed it */
+	CHECK((r.flags & RTM_REC_F_COOKIE) && r.cookie == 0xdead);
 	rtm_ev_switch(c, 0, 600, 50, 1, 0, 0, cm);
 	rtm_ev_tick(c, 0, 10000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
