@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# test_rtmonctl.sh RTMONCTL WORKDIR: rtmonctl's plot and top on the host,
+# without the module: plot from a saved 'rtmonctl hist --json' (data/,
+# from a guest run of rtmond-basic) and from an rtmond stats.json, to SVG
+# (parsed as XML) and PNG (magic bytes), and its errors (exit status and
+# message); top from a saved /proc/rtmon/status (--status) with rtmond's
+# stats.json and misses.jsonl: plain-text frames when not on a terminal,
+# one JSON object per refresh, chains/s between frames; top's option
+# errors and the module-not-loaded message. Prints PASS:/FAIL: lines.
+set -uo pipefail
+R=$1
+W=$2
+here=$(cd "$(dirname "$0")" && pwd)
+H=$here/data/hist-dispatch.json
+S=$here/data/status-dispatch.txt
+fails=0
+pass() { echo "PASS: rtmonctl/$1"; }
+fail() { echo "FAIL: rtmonctl/$1: $2"; fails=$((fails + 1)); }
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+
+# run NAME WANT-STATUS WANT-MESSAGE CMD...: exit status and stderr of a failing command
+run() {
+	local name=$1 want=$2 msg=$3 rc=0
+	shift 3
+	"$@" >out.txt 2>err.txt || rc=$?
+	if [ $rc -ne "$want" ]; then
+		fail "$name" "exit $rc (want $want): $(head -c 300 err.txt)"
+	elif ! grep -qF -- "$msg" err.txt; then
+		fail "$name" "message '$(head -c 300 err.txt)' lacks '$msg'"
+	else
+		pass "$name (exit $want: $(head -n 1 err.txt | cut -c1-110))"
+	fi
+}
+
+# ---- plot
+if ! command -v gnuplot >/dev/null; then
+	fail plot "gnuplot not installed (scripts/deps.sh installs gnuplot-nox)"
+else
+	if "$R" plot dispatch -o d.svg --from "$H" >out.txt 2>err.txt &&
+	   [ -s d.svg ] && python3 - d.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag.endswith("svg"), root.tag
+text = "".join(root.itertext())
+assert "latency of dispatch" in text, "no title"
+assert "deadline 5000" in text, "no deadline label"
+assert "latency (µs)" in text, "no µs axis"
+PY
+	then pass "plot/svg ($(stat -c %s d.svg) bytes, XML with title, µs axis, deadline)"
+	else fail plot/svg "$(cat err.txt) $(ls -l d.svg 2>&1)"
+	fi
+	if "$R" plot dispatch -o d.png --from "$H" >out.txt 2>err.txt && [ -s d.png ] &&
+	   [ "$(head -c 8 d.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+		pass "plot/png ($(stat -c %s d.png) bytes, PNG signature)"
+	else
+		fail plot/png "$(cat err.txt) $(head -c 8 d.png 2>&1 | od -c | head -n 1)"
+	fi
+	# rtmond's stats.json (--dir), two targets, one without a deadline
+	mkdir -p dir
+	python3 - "$H" dir/stats.json <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+ct = {"count": 3, "sum_ns": 150000, "min_ns": 40000, "max_ns": 60000, "mean_ns": 50000,
+      "p99_ns": 61000, "misses": 0, "timeouts": 0, "deadline_ns": 0,
+      "buckets": [[40, 1], [50, 1], [60, 1]]}
+json.dump({"hist_version": 1, "written_ns": 1, "targets": {"dispatch": h, "ct": ct}},
+          open(sys.argv[2], "w"))
+PY
+	if "$R" plot ct -o ct.svg --dir dir >out.txt 2>err.txt && [ -s ct.svg ] &&
+	   ! grep -q deadline ct.svg && "$R" plot dispatch -o st.png --from dir/stats.json >/dev/null 2>&1 &&
+	   [ -s st.png ]; then
+		pass "plot/stats-json (--dir DIR and --from stats.json TARGET; no deadline line without one)"
+	else
+		fail plot/stats-json "$(cat err.txt)"
+	fi
+	if "$R" --json plot dispatch -o j.svg --from "$H" >out.txt 2>err.txt &&
+	   python3 -c 'import json,sys; o=json.load(open("out.txt")); assert o["format"]=="svg" and o["count"]==94 and o["output"]=="j.svg", o'; then
+		pass "plot/json (one object: output, format, count)"
+	else
+		fail plot/json "$(cat out.txt err.txt)"
+	fi
+	run plot/unknown-target 1 "unknown target 'nope': dir/stats.json has dispatch, ct" \
+		"$R" plot nope -o x.svg --dir dir
+	run plot/unwritable 1 "cannot write /nonexistent-dir/x.svg" "$R" plot dispatch -o /nonexistent-dir/x.svg --from "$H"
+	run plot/unknown-extension 2 "unknown output format '.jpg'" "$R" plot dispatch -o x.jpg --from "$H"
+	run plot/no-extension 2 "must end in .svg or .png" "$R" plot dispatch -o plotfile --from "$H"
+	run plot/no-output 2 "no output file" "$R" plot dispatch --from "$H"
+	run plot/no-target 2 "which target?" "$R" plot -o x.svg
+	RTMON_GNUPLOT=/nonexistent/gnuplot run plot/gnuplot-missing 1 "apt-get install gnuplot-nox" \
+		"$R" plot dispatch -o x.svg --from "$H"
+	run plot/no-stats 1 "cannot read $W/none/stats.json" "$R" plot dispatch -o x.svg --dir "$W/none"
+	echo '{"count": 0, "buckets": []}' >empty.json
+	run plot/empty 1 "the histogram is empty" "$R" plot e -o x.svg --from empty.json
+	echo '{"x": 1}' >other.json
+	run plot/not-a-histogram 1 "is not a histogram" "$R" plot -o x.svg --from other.json
+	# a failing gnuplot: its status, and no half-written file left
+	printf '#!/bin/sh\ncat >/dev/null; exit 3\n' >badgp
+	chmod +x badgp
+	RTMON_GNUPLOT=$W/badgp run plot/gnuplot-fails 1 "exit status 3" "$R" plot dispatch -o bad.svg --from "$H"
+	[ ! -e bad.svg ] || fail plot/gnuplot-fails "bad.svg left behind"
+	[ ! -e x.svg ] || fail plot/errors "x.svg written by a failing command"
+fi
+
+# ---- top: option errors, module not loaded
+run top/bad-interval 2 "bad interval '0'" "$R" top -i 0
+run top/bad-interval-text 2 "bad interval 'soon'" "$R" top --interval soon
+run top/bad-iterations 2 "bad iteration count '0'" "$R" top -n 0
+run top/bad-iterations-text 2 "bad iteration count 'x'" "$R" top --iterations x
+run top/unknown-option 2 "usage: rtmonctl top" "$R" top --bogus
+run top/extra-argument 2 "unexpected argument 'foo'" "$R" top foo
+if [ -e /proc/rtmon/status ]; then
+	echo "SKIP: rtmonctl/top/no-module: rtmon is loaded here"
+else
+	run top/no-module 1 "is the rtmon module loaded? (modprobe rtmon)" "$R" top -n 1
+fi
+run top/bad-status-file 1 "cannot read $W/nothing" "$R" top -n 1 --status "$W/nothing"
+echo "hello" >notstatus.txt
+run top/not-a-status-file 1 "not an rtmon status file" "$R" top -n 1 --status notstatus.txt
+
+# ---- top from a saved status file: text frames (stdout is a file here)
+mkdir -p nodir
+if "$R" top --status "$S" --dir nodir -n 2 -i 0.1 >top.txt 2>err.txt &&
+   [ "$(grep -c '^rtmon 0.2.0 on 6.1.0-56-rt-amd64, tracking, 2 cpus' top.txt)" = 2 ] &&
+   [ "$(grep -c '^$' top.txt)" = 3 ] && ! grep -q $'\033' top.txt &&
+   grep -Eq '^0 +dispatch +- +94 +250us +4289us +<=34.4ms +34.4ms +17 +260 +5000us +-$' top.txt &&
+   grep -Eq '^0 +dispatch +0.0 +94 ' top.txt &&
+   grep -q 'drops: ring_full 0, no_chain 0, no_branch 0, task_table 0, cookie_table 0, hops 4300' top.txt &&
+   grep -q 'ring 0/2048 waiting' top.txt; then
+	pass "top/text (2 plain frames, no escape codes; counters, drops, ring; row: count, min/avg/p99/max, misses, overdue, deadline; chains/s 0.0 in frame 2)"
+else
+	fail top/text "$(cat err.txt) | $(head -n 14 top.txt | paste -sd'|')"
+fi
+# with rtmond's stats.json (fine p99) and misses.jsonl (last miss; a half-written line waits)
+printf '{"target_name":"dispatch","read_ns":5000000000,"seq":1}\n{"target_name":"other","read_ns":9000000000}\n{"target_name":"dispatch","read_ns":7000000000,"seq":2}\n{"target_name":"dispatch","read_ns":' >dir/misses.jsonl
+if "$R" top --status "$S" --dir dir -n 2 -i 0.1 --json >top.json 2>err.txt && python3 - top.json <<'PY'
+import json, sys
+frames = [json.loads(l) for l in open(sys.argv[1])]
+assert len(frames) == 2, f"{len(frames)} frames"
+f1, f2 = frames
+t1, t2 = f1["targets"][0], f2["targets"][0]
+assert t1["name"] == "dispatch" and t1["count"] == 94 and t1["misses"] == 17 and t1["overdue"] == 260, t1
+assert t1["min_ns"] == 250000 and t1["avg_ns"] == 4289000 and t1["max_ns"] == 34443000, t1
+assert t1["p99_from"] == "rtmond" and t1["p99_ns"] == 34443720, t1
+assert t1["deadline_ns"] == 5000000 and t1["last_miss_ns"] == 7000000000, t1
+assert t1["chains_per_s"] is None and t2["chains_per_s"] == 0.0, (t1, t2)
+assert f2["time_ns"] > f1["time_ns"]
+assert f1["counters"]["drops"]["hops"] == 4300 and f1["counters"]["records_emitted"] == 354
+assert f1["ring"] == {"waiting": 0, "capacity": 2048, "fill": 0.0, "upper_bound": False}, f1["ring"]
+assert f1["module"]["state"] == "tracking" and f1["rtmond"]["stats"] is True
+PY
+then
+	pass "top/json (one object per refresh: counters, ring, per-target stats, p99 from rtmond, last miss from misses.jsonl, chains/s)"
+else
+	fail top/json "$(cat err.txt) $(head -c 400 top.json)"
+fi
+[ $fails -eq 0 ]
