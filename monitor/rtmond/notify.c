@@ -48,6 +48,7 @@ uint64_t rtmond_notify_init(void)
 {
 	uint64_t usec = 0;
 
+	wd_interval_ns = wd_next_ns = 0;
 	notify_on = getenv("NOTIFY_SOCKET") != NULL;
 #ifdef RTMOND_NO_SYSTEMD
 	if (notify_on)
