@@ -24,6 +24,9 @@ pkgs=(
 	# user space libraries and tools rtmon uses
 	liburcu-dev liblttng-ust-dev liblttng-ctl-dev lttng-tools babeltrace2
 	libgpiod-dev gpiod rt-tests trace-cmd
+	# GPIO loopback tests: gpio-sim and irq_sim are built from Debian's 6.1
+	# kernel source (scripts/build-gpio-sim; the 6.12 source is downloaded)
+	linux-source-6.1
 	# tests and benchmarks
 	valgrind clang libclang-rt-14-dev
 	# JSON output of the tools (see README: choices)
