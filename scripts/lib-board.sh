@@ -34,7 +34,8 @@ board_load() {
 		BOARD_CONSOLE | BOARD_QEMU | BOARD_QEMU_MACHINE | BOARD_QEMU_SMP | \
 		BOARD_QEMU_MEM | BOARD_ISOLCPUS | BOARD_GPIO_CHIP | BOARD_GPIO_OUT | \
 		BOARD_GPIO_STIM_OUT | BOARD_GPIO_STIM_IN | BOARD_GPIO_RESP_OUT | BOARD_GPIO_RESP_IN | \
-		BOARD_GPIO_IN | BOARD_QEMU_KERNEL_ARGS | BOARD_QEMU_ACCEL) ;;
+		BOARD_GPIO_IN | BOARD_QEMU_KERNEL_ARGS | BOARD_QEMU_ACCEL | \
+		BOARD_TOOLCHAIN) ;;
 		*) die "$f:$n: unknown key ${line%%=*}" ;;
 		esac
 	done <"$f"
@@ -45,6 +46,14 @@ board_load() {
 	[ -n "${BOARD_ARCH:-}" ] || die "$f: BOARD_ARCH is required"
 	[ -n "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}" ] ||
 		die "$f: BOARD_KERNEL_FLAVOUR or BOARD_KDIR is required"
+	case "${BOARD_TOOLCHAIN:-}" in
+	'' | host) ;;
+	chroot)
+		[ -n "${BOARD_KERNEL_FLAVOUR:-}" ] && board_other_suite ||
+			die "$f: BOARD_TOOLCHAIN=chroot needs BOARD_KERNEL_FLAVOUR and a BOARD_SUITE other than the build machine's (the compiler comes from that suite)"
+		;;
+	*) die "$f: BOARD_TOOLCHAIN must be host or chroot, not '$BOARD_TOOLCHAIN'" ;;
+	esac
 }
 
 # deb_dep_of PKG: the versioned package a Debian kernel metapackage points at
@@ -371,9 +380,15 @@ glibc_needed() {
 #   is older than 14, to use -falign-functions instead of
 #   -fmin-function-alignment (a gcc 14 option). The check of the compiler
 #   version is already off in Debian's headers
-#   (DEBIAN_KERNEL_NO_CC_VERSION_CHECK);
+#   (DEBIAN_KERNEL_NO_CC_VERSION_CHECK). Good enough for x86_64 (ftrace
+#   patches a 'call __fentry__' at each function's entry, wherever the
+#   function starts), not for arm64 6.12: see board_toolchain_chroot. A
+#   board with BOARD_TOOLCHAIN=chroot gets its own sysroot (name ending in
+#   +chroot) left as Debian made it: it is only used inside the suite's
+#   chroot, where that compiler is installed;
 # - vmlinux (BTF only, base for module BTF) is renamed when pahole is
-#   missing or older than the kernel's: the module is built without BTF
+#   missing or older than the kernel's (always for a chroot sysroot: the
+#   chroot has no pahole): the module is built without BTF
 #   (kbuild says "Skipping BTF generation"), like with the 6.1 headers.
 # Prints the headers' directory.
 board_suite_headers() {
@@ -384,6 +399,7 @@ board_suite_headers() {
 	ver=$(deb_candidate "$hpkg")
 	[ -n "$ver" ] || die "no candidate version for $hpkg in $BOARD_SUITE"
 	root=$RTMON_CACHE/sysroot/$BOARD_SUITE-linux-headers-${kver}_$ver
+	[ "${BOARD_TOOLCHAIN:-}" != chroot ] || root=$root+chroot
 	d=$root/usr/src/linux-headers-$kver
 	if [ ! -f "$root/.complete" ]; then
 		deps=$(apt-cache depends "$hpkg" 2>/dev/null)
@@ -420,7 +436,7 @@ board_suite_headers() {
 		# the compiler
 		cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$tmp/usr/src/linux-headers-$kver/.config")
 		prefix=${cc%-*} v=${cc##*-}
-		if ! command -v "$cc" >/dev/null; then
+		if [ "${BOARD_TOOLCHAIN:-}" != chroot ] && ! command -v "$cc" >/dev/null; then
 			for v in 14 13 12 11; do
 				command -v "$prefix-$v" >/dev/null && break
 			done
@@ -435,6 +451,7 @@ board_suite_headers() {
 			} >>"$tmp/usr/src/linux-headers-$kver/.kernelvariables"
 		fi
 		pv=$(pahole --version 2>/dev/null | tr -dc 0-9 || true)
+		[ "${BOARD_TOOLCHAIN:-}" != chroot ] || pv=
 		if [ -z "$pv" ] || [ "$pv" -lt "$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$tmp/usr/src/linux-headers-$kver/.config")" ]; then
 			mv "$tmp/usr/src/linux-headers-$kver/vmlinux" "$tmp/usr/src/linux-headers-$kver/vmlinux.btf-base" 2>/dev/null || true
 		fi
@@ -442,4 +459,120 @@ board_suite_headers() {
 		touch "$root/.complete"
 	fi
 	echo "$d"
+}
+
+# ---- the kernel's own compiler, in a chroot (BOARD_TOOLCHAIN=chroot) ----
+# Debian 13's arm64 6.12 kernels are built with gcc-14 and
+# DYNAMIC_FTRACE_WITH_CALL_OPS: each function has two NOPs before its entry
+# (-fpatchable-function-entry=4,2) where ftrace stores an 8-byte ops
+# pointer, so every function must start 8-byte aligned. gcc 14 guarantees
+# that with -fmin-function-alignment=8; bookworm's gcc-12 only has
+# -falign-functions=8, which gcc before 14 ignores for functions marked
+# cold (gcc bug 88345). __init functions are cold (__init includes __cold;
+# the kernel drops __cold for such compilers only when its configuration,
+# made with gcc-14 here, says so), so rtmon's module init function comes
+# out 4-byte aligned: loading the module WARNs in ftrace_call_adjust
+# ("Misaligned patch-site") and BUGs at arch/arm64/kernel/patching.c:44.
+# x86_64 has no such layout
+# (ftrace patches the 'call __fentry__' at each function's entry, wherever
+# the function starts), so the x86_64 6.12 board builds fine with gcc-12.
+# trixie's compilers need trixie's C library: a board with
+# BOARD_TOOLCHAIN=chroot builds its module in a minimal chroot of its
+# BOARD_SUITE in the cache ($RTMON_CACHE/chroot/SUITE-ARCH: debootstrap
+# minbase, make, and the compiler the headers name in
+# CONFIG_CC_VERSION_TEXT), made once as root (about a minute, 450 MB);
+# each build then runs in a private mount namespace where the checkout and
+# the sysroots are bind-mounted at their own paths (gone when make exits).
+
+# board_cc [KDIR]: the compiler the board's kernel headers (KDIR, default
+# board_kdir) were configured with (aarch64-linux-gnu-gcc-14).
+board_cc() {
+	local kdir=${1:-} cc
+	[ -n "$kdir" ] || kdir=$(board_kdir) || exit 1
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$kdir/.config")
+	[ -n "$cc" ] || die "no CONFIG_CC_VERSION_TEXT in $kdir/.config"
+	echo "$cc"
+}
+
+# board_toolchain_chroot [KDIR]: create (once) the chroot of the board's
+# suite with the compiler of its kernel; prints the chroot's directory.
+board_toolchain_chroot() {
+	local cc triplet v pkg arch root lk log
+	cc=$(board_cc "${1:-}") || exit 1
+	triplet=${cc%-gcc-*} v=${cc##*-}
+	[ "$triplet" != "$cc" ] && [ -n "$v" ] || die "cannot tell the compiler package of '$cc'"
+	# Debian: gcc-14 for the native compiler, gcc-14-aarch64-linux-gnu for a cross one
+	if [ "$triplet" = "$(dpkg-architecture -qDEB_HOST_MULTIARCH)" ]; then
+		pkg=gcc-$v
+	else
+		pkg=gcc-$v-$triplet
+	fi
+	arch=$(dpkg --print-architecture)
+	root=$RTMON_CACHE/chroot/$BOARD_SUITE-$arch
+	log=$root.log
+	if [ -f "$root/.complete" ] && [ -x "$root/usr/bin/$cc" ]; then
+		echo "$root"
+		return
+	fi
+	[ "$(id -u)" = 0 ] || die "$BOARD_NAME: the $BOARD_SUITE chroot with $cc is missing; making it needs root (run 'make deps' as root)"
+	command -v debootstrap >/dev/null || die "debootstrap not installed (run 'make deps')"
+	mkdir -p "$RTMON_CACHE/chroot"
+	# one creator at a time; the others wait, then find it complete
+	exec {lk}>"$root.lock"
+	flock "$lk"
+	if [ ! -f "$root/.complete" ]; then
+		echo "making a $BOARD_SUITE chroot with $pkg for $BOARD_NAME in ${root/#$HOME/\~} (log: ${log/#$HOME/\~})" >&2
+		rm -rf "$root" "$root.tmp"
+		debootstrap --variant=minbase --arch="$arch" --include="make,$pkg" \
+			"$BOARD_SUITE" "$root.tmp" "$(debian_mirror)" >"$log" 2>&1 || {
+			tail -n 5 "$log" >&2
+			die "debootstrap of $BOARD_SUITE failed (log: $log)"
+		}
+		mv "$root.tmp" "$root"
+		touch "$root/.complete"
+	fi
+	if [ ! -x "$root/usr/bin/$cc" ]; then
+		# the chroot exists, made for another board's compiler
+		echo "installing $pkg in ${root/#$HOME/\~} (log: ${log/#$HOME/\~})" >&2
+		{ chroot "$root" apt-get update -qq && chroot "$root" env DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -qq --no-install-recommends "$pkg"; } >>"$log" 2>&1 || {
+			tail -n 5 "$log" >&2
+			die "apt-get install $pkg in the $BOARD_SUITE chroot failed (log: $log)"
+		}
+	fi
+	exec {lk}>&-
+	[ -x "$root/usr/bin/$cc" ] || die "$cc missing in $root after installing $pkg"
+	echo "$root"
+}
+
+# chroot_run ROOT COMMAND...: run COMMAND in the chroot with the checkout
+# and the cache's sysroots bind-mounted at their own paths, in a private
+# mount namespace (the mounts vanish with the command).
+chroot_run() {
+	local root=$1 top sys
+	shift
+	top=$(cd "$RTMON_TOP" && pwd)
+	mkdir -p "$RTMON_CACHE/sysroot"
+	sys=$(cd "$RTMON_CACHE/sysroot" && pwd)
+	unshare -m --propagation private -- /bin/sh -c '
+		root=$1 top=$2 sys=$3
+		shift 3
+		for d in "$top" "$sys"; do
+			mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 125
+		done
+		exec chroot "$root" "$@"' sh "$root" "$top" "$sys" "$@"
+}
+
+# board_make MAKE-ARGS...: make with the board's toolchain: the build
+# machine's, or (BOARD_TOOLCHAIN=chroot) inside its suite's chroot
+# (BOARD_CHROOT when the caller has it from board_toolchain_chroot). Paths
+# in the arguments must be in the checkout or in the cache's sysroots.
+board_make() {
+	if [ "${BOARD_TOOLCHAIN:-}" = chroot ]; then
+		local root=${BOARD_CHROOT:-}
+		[ -n "$root" ] || root=$(board_toolchain_chroot) || return 1
+		chroot_run "$root" make "$@"
+	else
+		make "$@"
+	fi
 }
