@@ -43,6 +43,7 @@ pkgs=(
 	# cache by scripts/lib-board.sh, not installed.
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 	libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
+	debootstrap # boards with BOARD_TOOLCHAIN=chroot: the kernel's compiler in a chroot of its suite
 )
 
 # the ARM boards' Debian architectures, so apt can resolve and download
@@ -124,4 +125,14 @@ for b in "$top"/boards/*.board; do
 		exit 1
 	}
 	echo "deps: $name: headers in ${kdir/#$HOME/\~}"
+	# BOARD_TOOLCHAIN=chroot (arm64 6.12: Debian 13's gcc-14, see
+	# scripts/lib-board.sh): a minimal chroot of the suite with the kernel's
+	# compiler, made once in ~/.cache/rtmon/chroot (about a minute)
+	if grep -q '^BOARD_TOOLCHAIN=chroot' "$b"; then
+		tc=$("$top/scripts/board-info" "$name" toolchain) || {
+			echo "deps: cannot make the $suite chroot with the compiler for $name" >&2
+			exit 1
+		}
+		echo "deps: $name: compiler in the $suite chroot ${tc/#$HOME/\~}"
+	fi
 done
