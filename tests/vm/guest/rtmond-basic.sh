@@ -7,7 +7,11 @@
 # rtmon:work_begin/work_end; the rate limit marks the rest. Metrics scraped
 # with curl match /proc/rtmon/status. SIGHUP with a bad file keeps the old
 # configuration, with a good one applies it; SIGTERM exits 0 and removes the
-# ftrace instance.
+# ftrace instance. systemd notifications, with a datagram socket standing
+# in for systemd's NOTIFY_SOCKET (and WATCHDOG_USEC=2 s): READY=1 after the
+# "running" line, WATCHDOG=1 about every second, RELOADING=1 then READY=1
+# around each SIGHUP, STOPPING=1 at SIGTERM. rtmonctl top (text and JSON
+# frames against /proc/rtmon/status) and plot (SVG, PNG) on the live data.
 # timeout: 300
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
@@ -19,9 +23,11 @@ rm -rf "$T"/*
 out=/tmp/rtmond-basic
 rm -rf $out
 pid=
+npid=
 cleanup() {
 	set +e
 	[ -n "$pid" ] && kill -9 $pid 2>/dev/null && wait $pid 2>/dev/null
+	[ -n "$npid" ] && kill $npid 2>/dev/null
 	pidof lttng-sessiond >/dev/null && kill $(pidof lttng-sessiond) 2>/dev/null && sleep 1
 	cp -r $out $T/out 2>/dev/null
 	rtmon_cleanup
@@ -48,8 +54,35 @@ CONF
 }
 write_conf 5ms
 "$RTMOND" --check -c $T/rtmon.conf || fail "rtmond --check refused the test configuration"
-"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
+# systemd's notification socket, played by a datagram listener (on the
+# guest's tmpfs: no sockets on the 9p share); one line per message
+nsock=/tmp/rtmond-notify.sock
+python3 -u - $nsock $T/notify.log <<'PY' &
+import os, socket, sys, time
+path, log = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path + ".new")
+os.rename(path + ".new", path)
+with open(log, "a", buffering=1) as f:
+    while True:
+        m = s.recv(4096).decode()
+        f.write("%.3f %s\n" % (time.monotonic(), m.replace("\n", "|")))
+PY
+npid=$!
+for ((i = 0; i < 50; i++)); do [ -S $nsock ] && break; sleep 0.1; done
+[ -S $nsock ] || fail "notify listener did not start"
+: >$T/notify.log
+NOTIFY_SOCKET=$nsock WATCHDOG_USEC=2000000 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
 pid=$!
+# wait_notify PATTERN COUNT SECONDS: COUNT notification lines matching
+wait_notify() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ "$(grep -c -- "$1" $T/notify.log)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "fewer than $2 '$1' notifications within $3 s: $(tail -n 5 $T/notify.log | paste -sd' ')"
+}
 wait_log() { # PATTERN SECONDS
 	local i
 	for ((i = 0; i < $2 * 10; i++)); do
@@ -60,6 +93,8 @@ wait_log() { # PATTERN SECONDS
 	fail "no '$1' in rtmond's log within $2 s: $(tail -n 5 $T/rtmond.log)"
 }
 wait_log "rtmond: running" 20
+wait_notify "READY=1|STATUS=running: 1 targets" 1 10
+grep -q "systemd: watchdog of 2.0 s, pinged every 1.0 s" $T/rtmond.log || fail "no watchdog log line"
 [ -d /sys/kernel/tracing/instances/rtmon ] || fail "no ftrace instance"
 echo "some data for the feeder" >/rtmon-share/feed
 # the app loads librtmon's tracepoint provider at start (LD_PRELOAD): it
@@ -184,6 +219,31 @@ $RTMONCTL misses --dir $out -n 3
 seq=$(grep -m1 '"was_overdue"' $out/misses.jsonl | python3 -c "import json,sys; print(json.loads(sys.stdin.readline())['seq'])")
 $RTMONCTL show --dir $out $seq | tee $T/show.txt
 grep -q "work_end .*dispatch_test" $T/show.txt || fail "rtmonctl show: no work_end hop"
+# rtmonctl top: plain frames (stdout is no terminal), then JSON equal to the status file
+$RTMONCTL top -n 2 -i 0.5 --dir $out | tee $T/top.txt
+[ "$(grep -c '^rtmon .*, tracking, ' $T/top.txt)" = 2 ] || fail "rtmonctl top: not 2 frames"
+grep -Eq '^[0-9]+ +dispatch +[0-9.]+ +[1-9][0-9]* +[0-9]+us' $T/top.txt || fail "rtmonctl top: no dispatch row with chains/s"
+$RTMONCTL top -n 1 --json --dir $out >$T/top.json || fail "rtmonctl top --json failed"
+cp /proc/rtmon/status $T/status-top.txt
+python3 - $T/top.json $T/status-top.txt <<'PY' || fail "rtmonctl top --json does not match /proc/rtmon/status"
+import json, re, sys
+f = json.loads(open(sys.argv[1]).read())
+t = [x for x in f["targets"] if x["name"] == "dispatch"][0]
+st = open(sys.argv[2]).read()
+chains = int(re.search(r" dispatch:.*\n\s+chains (\d+)", st).group(1))
+assert 0 < t["count"] <= chains, (t, chains)
+assert t["p99_from"] == "rtmond" and t["p99_ns"] > 0, t
+assert t["last_miss_ns"], t
+assert f["counters"]["records_read"] > 0 and f["ring"]["capacity"] > 0, f
+print("top --json:", {k: t[k] for k in ("count", "p99_ns", "misses", "last_miss_ago_s")})
+PY
+# rtmonctl plot: the live histogram
+$RTMONCTL plot dispatch --dir $out -o $T/dispatch.svg || fail "rtmonctl plot (svg) failed"
+$RTMONCTL plot dispatch --dir $out -o $T/dispatch.png || fail "rtmonctl plot (png) failed"
+python3 -c "import xml.dom.minidom as m, sys; m.parse(sys.argv[1])" $T/dispatch.svg || fail "plot: bad SVG"
+[ "$(head -c 4 $T/dispatch.png | od -An -c | tr -d ' ')" = '211PNG' ] || fail "plot: not a PNG"
+# watchdog pings every second from the reader loop (WATCHDOG_USEC=2 s)
+wait_notify "^[0-9.]* WATCHDOG=1$" 3 10
 # the command-line marker
 $RTMON_TOP/build/monitor/rtmon-mark begin 0x1234 || fail "rtmon-mark begin failed"
 $RTMON_TOP/build/monitor/rtmon-mark end 4660 || fail "rtmon-mark end failed"
@@ -194,6 +254,7 @@ cp $T/rtmon.conf $T/good.conf
 printf 'targets = ( { name = "dispatch"; comm = "dispatch_test";\n  deadline = 7; } );\n' >$T/rtmon.conf
 kill -HUP $pid
 wait_log "reload refused" 10
+wait_notify "READY=1|STATUS=reload refused, previous configuration active: 1 targets" 1 10
 grep "reload refused" $T/rtmond.log
 grep -q "rtmon.conf:2: targets.dispatch.deadline" $T/rtmond.log || fail "refusal does not name file:line: key"
 $RTMONCTL targets list --json >$T/targets.json
@@ -206,6 +267,7 @@ d=[x for x in t if x['name']=='dispatch']; assert len(d)==1 and d[0]['deadline_n
 write_conf 6ms
 kill -HUP $pid
 wait_log "reloaded: 1 targets" 10
+wait_notify "READY=1|STATUS=reloaded: 1 targets" 1 10
 $RTMONCTL targets list --json >$T/targets2.json
 python3 -c "
 import json; t=[json.loads(l) for l in open('$T/targets2.json')]
@@ -216,6 +278,15 @@ kill -TERM $pid
 rc=0; wait $pid || rc=$?
 pid=
 [ $rc = 0 ] || fail "rtmond exited $rc on SIGTERM"
+grep -q "STOPPING=1|STATUS=stopping (Terminated)" $T/notify.log || fail "no STOPPING=1 at SIGTERM"
+# order: READY first, two RELOADING=1 each followed by READY=1, STOPPING last
+python3 - $T/notify.log <<'PY' || fail "notifications out of order: $(cut -c1-60 $T/notify.log | paste -sd' ')"
+import sys
+ev = [l.split(" ", 1)[1].strip() for l in open(sys.argv[1]) if " " in l]
+kinds = [e.split("|")[0].split("=")[0] for e in ev if not e.startswith("WATCHDOG") and not e.startswith("STATUS=")]
+print("notifications:", kinds, "watchdog pings:", sum(e == "WATCHDOG=1" for e in ev))
+assert kinds == ["READY", "RELOADING", "READY", "RELOADING", "READY", "STOPPING"], kinds
+PY
 [ ! -d /sys/kernel/tracing/instances/rtmon ] || fail "ftrace instance left behind"
 grep -q "exiting" $T/rtmond.log || fail "no exit message"
 note "rtmond log:"; sed 's/^/# /' $T/rtmond.log | head -40
