@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# cross/lib-cross.sh: the sysroot rtmon's user space is cross-built against,
+# and the runtime packages rtmond needs on a board. Sourced after
+# scripts/lib-board.sh and board_load (functions and one list only).
+#
+# The sysroot is made of Debian's packages for the board's architecture
+# (bookworm: the build machine's release, whose C library the cross
+# compiler has), downloaded with apt-get download (never installed) and
+# unpacked into $RTMON_CACHE/userland/ARCH-sysroot-ID/, with every library
+# they need at run time (the closure of their Depends), so the linker can
+# follow the shared libraries' own dependencies (-rpath-link) and
+# pkg-config finds every .pc file (PKG_CONFIG_LIBDIR/PKG_CONFIG_SYSROOT_DIR).
+
+# The -dev packages user space is built with: librtmon (lttng-ust, urcu
+# headers), rtmonctl (jansson, static) and rtmond (all, dynamic). A new
+# library for rtmond is one name here (its runtime package, the
+# package-to-install list of the tarball and the test image follow from the
+# built binary's NEEDED entries).
+CROSS_DEV_PKGS="libjansson-dev liblttng-ust-dev liburcu-dev libconfig-dev libmicrohttpd-dev
+	liblttng-ctl-dev libcap-dev libsystemd-dev"
+
+# Packages of a -dev closure that the cross compiler's own C library
+# (libc6-dev-ARCH-cross) or the build machine provide: never unpacked.
+CROSS_SKIP_RE='^(libc6-dev|libc-dev-bin|linux-libc-dev|libcrypt-dev|libnsl-dev|libtirpc-dev|rpcsvc-proto|pkg-config|pkgconf|pkgconf-bin|libpkgconf3)$'
+
+# deb_closure PKG...: the packages PKG... (unqualified names) pull in with
+# their Depends/Pre-Depends, for the board's architecture: one line each,
+# PKG:ARCH. Virtual packages, other architectures' packages
+# (Multi-Arch: foreign tools, satisfied by the build machine) and the
+# C-library development packages are left out.
+deb_closure() {
+	local p qs=()
+	for p in "$@"; do qs+=("$p:$BOARD_DEB_ARCH"); done
+	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances "${qs[@]}" 2>/dev/null |
+		awk -v a=":$BOARD_DEB_ARCH" -v skip="$CROSS_SKIP_RE" '
+			/^[^ <]/ && substr($1, length($1) - length(a) + 1) == a {
+				n = substr($1, 1, length($1) - length(a)); if (n !~ skip) print $1 }' |
+		sort -u
+}
+
+# deb_specs PKG:ARCH...: PKG:ARCH=CANDIDATE for each (one apt-cache call).
+deb_specs() {
+	local pol q v
+	pol=$(apt-cache policy "$@" 2>/dev/null |
+		awk '/^[^ ].*:$/ { sub(/:$/, ""); p = $0 } /^  Candidate:/ { print p, $2 }')
+	for q in "$@"; do
+		v=$(awk -v q="$q" '$1 == q { print $2; exit }' <<<"$pol")
+		[ -n "$v" ] && [ "$v" != "(none)" ] ||
+			die "no candidate version for $q (dpkg --add-architecture $BOARD_DEB_ARCH; apt-get update: run 'make deps')"
+		echo "$q=$v"
+	done
+}
+
+# cross_sysroot: the sysroot of CROSS_DEV_PKGS and their closure for the
+# board's architecture, made once per set of versions; prints its path.
+# It also holds .packages (PKG:ARCH=VER, one a line) and .sonames
+# ("SONAME PKG" for every shared library it holds, to map a binary's
+# NEEDED entries to the packages that provide them).
+cross_sysroot() {
+	local pkgs specs id d s f name ver arch
+	# shellcheck disable=SC2086
+	pkgs=$(BOARD_SUITE=$(host_suite) && deb_closure $CROSS_DEV_PKGS) || exit 1
+	[ -n "$pkgs" ] || die "cannot resolve $CROSS_DEV_PKGS for $BOARD_DEB_ARCH with apt-cache (run 'make deps')"
+	# shellcheck disable=SC2086
+	specs=$(BOARD_SUITE=$(host_suite) && deb_specs $pkgs) || exit 1
+	id=$(echo "$specs" | cksum | cut -d' ' -f1)
+	d=$RTMON_CACHE/userland/$BOARD_DEB_ARCH-sysroot-$id
+	if [ ! -f "$d/.complete" ]; then
+		rm -rf "$d" "$d.tmp"
+		# shellcheck disable=SC2086
+		(BOARD_SUITE=$(host_suite) && deb_fetch "$d.tmp" $specs) || exit 1
+		# absolute links (libcap.so -> /lib/TRIPLET/libcap.so.2) would
+		# point into the build machine: made relative, within the tree
+		find "$d.tmp" -type l -lname '/*' | while read -r f; do
+			ln -sfn "$(realpath -m --relative-to="$(dirname "$f")" "$d.tmp$(readlink "$f")")" "$f"
+		done
+		echo "$specs" >"$d.tmp/.packages"
+		for s in $specs; do
+			name=${s%%:*} ver=${s#*=} arch=${s%%=*}
+			arch=${arch#*:}
+			f=$(ls "$RTMON_CACHE/debs/${name}_${ver/:/%3a}_$arch.deb")
+			dpkg-deb -c "$f" | awk -v p="$name" '{ f = $6; sub(/.*\//, "", f) }
+				f ~ /^lib.*\.so\.[0-9]+$/ || f ~ /^ld-linux.*\.so\.[0-9]+$/ { print f, p }'
+		done | sort -u >"$d.tmp/.sonames"
+		mv "$d.tmp" "$d"
+		touch "$d/.complete"
+	fi
+	echo "$d"
+}
+
+# elf_needed ELF: the shared libraries (NEEDED entries) of an executable.
+elf_needed() {
+	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+
+# elf_interp ELF: its program interpreter (the dynamic loader).
+elf_interp() {
+	readelf -l "$1" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p'
+}
+
+# runtime_pkgs SYSROOT ELF: "SONAME PKG" for each NEEDED entry of ELF, PKG
+# being the sysroot's package holding that library ("?" when none does).
+runtime_pkgs() {
+	local s p
+	for s in $(elf_needed "$2"); do
+		p=$(awk -v s="$s" '$1 == s { print $2; exit }' "$1/.sonames")
+		[ -n "$p" ] || case "$s" in
+			# the C library's own (libc6-dev-ARCH-cross at build time)
+			libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) p=libc6 ;;
+			*) p='?' ;;
+		esac
+		echo "$s $p"
+	done
+}
