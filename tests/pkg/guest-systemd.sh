@@ -6,8 +6,11 @@
 # PREEMPT_RT, not the boot order. Checks: module loaded by ExecStartPre
 # modprobe with the modprobe.d options; /dev/rtmon group rtmon (udev rule);
 # rtmond active, its reader SCHED_FIFO, memory locked, capabilities dropped,
-# its ftrace instance made, metrics served; readiness helper done;
-# Restart=on-failure after kill -9; stop leaves the module loaded.
+# its ftrace instance made, metrics served; Type=notify: active only after
+# rtmond's READY=1, its STATUS= shown, WATCHDOG=1 pings keep it alive (the
+# test's drop-in shortens WatchdogSec to 4 s to see them), systemctl reload
+# goes through RELOADING=1/READY=1; Restart=on-failure after kill -9; stop
+# leaves the module loaded.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 top=$RTMON_TOP
@@ -43,7 +46,9 @@ cat >/etc/systemd/system/rtmon-test.target <<'UNIT'
 Description=rtmon test
 Wants=rtmon.service
 UNIT
-printf '[Service]\nStandardOutput=append:/var/log/rtmond.log\nStandardError=inherit\n' \
+# WatchdogSec shortened from the unit's 30 s so that missing pings would
+# show within the test
+printf '[Service]\nStandardOutput=append:/var/log/rtmond.log\nStandardError=inherit\nWatchdogSec=4s\n' \
 	>/etc/systemd/system/rtmon.service.d/test.conf
 : >/var/log/rtmond.log
 ip link set lo up
@@ -69,6 +74,40 @@ done
 in_ns systemctl status --no-pager rtmon.service >"$T/status.txt" 2>&1 || true
 [ "$state" = active ] || fail "rtmon.service is '$state': $(tail -n 8 "$T/status.txt") | $(tail -n 5 /var/log/rtmond.log)"
 echo "PASS: pkg-guest/service-active"
+
+# Type=notify: active means rtmond said READY=1 (after its "running" line);
+# watchdog pings keep it alive past several WatchdogSec; reload round trip
+sdshow() { in_ns systemctl show -p "$1" --value rtmon.service; }
+why=
+[ "$(sdshow Type)" = notify ] || why="Type $(sdshow Type)"
+[ "$(sdshow NotifyAccess)" = main ] || why="$why; NotifyAccess $(sdshow NotifyAccess)"
+[ "$(sdshow WatchdogUSec)" = 4s ] || why="$why; WatchdogUSec $(sdshow WatchdogUSec) (test drop-in: 4s)"
+grep -q '^WatchdogSec=30s$' /lib/systemd/system/rtmon.service || why="$why; installed unit lacks WatchdogSec=30s"
+grep -q "rtmond: running" /var/log/rtmond.log || why="$why; active without rtmond's running line"
+grep -q "systemd: watchdog of 4.0 s, pinged every 2.0 s" /var/log/rtmond.log || why="$why; rtmond did not see the watchdog"
+case "$(sdshow StatusText)" in
+"running: 1 targets"*) ;;
+*) why="$why; StatusText '$(sdshow StatusText)'" ;;
+esac
+mp=$(sdshow MainPID)
+w0=$(sdshow WatchdogTimestampMonotonic)
+sleep 9	# more than two WatchdogSec
+w1=$(sdshow WatchdogTimestampMonotonic)
+[ "$(sdshow ActiveState)" = active ] && [ "$(sdshow MainPID)" = "$mp" ] && [ "$(sdshow NRestarts)" = 0 ] ||
+	why="$why; after 9 s: $(sdshow ActiveState), MainPID $mp -> $(sdshow MainPID), NRestarts $(sdshow NRestarts) (watchdog kill?)"
+[ -n "$w1" ] && [ "$w1" != 0 ] && [ "$w1" != "$w0" ] || why="$why; no watchdog ping seen (WatchdogTimestampMonotonic $w0 -> $w1)"
+in_ns systemctl reload rtmon.service || why="$why; systemctl reload failed"
+# the SIGHUP is handled after ExecReload's kill returns: wait for its READY=1
+st=
+for _ in $(seq 50); do
+	st=$(sdshow StatusText)
+	[ "${st#reloaded: 1 targets}" != "$st" ] && break
+	sleep 0.2
+done
+[ "${st#reloaded: 1 targets}" != "$st" ] || why="$why; StatusText after reload '$st'"
+[ "$(sdshow ActiveState)" = active ] || why="$why; $(sdshow ActiveState) after reload"
+[ -z "$why" ] && echo "PASS: pkg-guest/notify (Type=notify: active after READY=1, StatusText '$(sdshow StatusText)', watchdog pings over 9 s with WatchdogSec=4s, reload via RELOADING=1/READY=1)" ||
+	{ echo "FAIL: pkg-guest/notify: ${why#; }"; bad=1; }
 
 why=
 rtmon_loaded || why="module not loaded"
