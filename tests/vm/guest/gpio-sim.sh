@@ -8,7 +8,8 @@
 # - through libgpiod's C library (wire-check.py: lines held requested, set
 #   with gpiod_line_set_value, the loopback tools' way): 100 toggles, one
 #   event each, in order, no extra; bulk sets of lines 0 and 2 together;
-# - ftrace: each edge is irq_handler_entry of the sim IRQ (raised from the
+# - ftrace (gpiomon as the consumer, gpioset edges 50 ms apart): each edge
+#   is irq_handler_entry of the sim IRQ in hard IRQ context (raised from the
 #   irq_work interrupt) -> wakeup of the IRQ thread -> wakeup of the
 #   consumer from that thread;
 # - a bad wire= parameter fails insmod with a message naming it;
@@ -130,6 +131,9 @@ r=$(python3 "$SIM/wire-check.py" bulk) || fail "wire-check bulk: $r"
 note "libgpiod set_value_bulk 0,2: $r"
 
 # ---- ftrace: sim IRQ -> IRQ thread -> consumer ----
+# gpiomon (the consumer) waits in poll; each edge comes from a gpioset, a
+# process of its own, 50 ms apart, so that the IRQ thread and the consumer
+# are asleep when it comes (a running task's wakeup leaves no sched_waking)
 tr=/sys/kernel/tracing
 [ -d $tr/events ] || mount -t tracefs tracefs $tr
 echo 0 >$tr/tracing_on
@@ -137,16 +141,25 @@ echo >$tr/trace
 echo 4096 >$tr/buffer_size_kb
 evs="irq/irq_handler_entry irq/irq_handler_exit sched/sched_waking sched/sched_switch"
 [ -d $tr/events/irq_vectors/irq_work_entry ] && evs="$evs irq_vectors/irq_work_entry irq_vectors/irq_work_exit"
+timeout 60 gpiomon -b -n 20 -F '%o %e' "$chip" 1 >"$W/mon-trace.txt" 2>&1 &
+mon=$!
+bg_pids+=("$mon")
+wait_used "$chip" 1
+mon_pid=$(pgrep -x gpiomon | head -n 1)
 for e in $evs; do echo 1 >$tr/events/$e/enable; done
 echo 1 >$tr/tracing_on
-r=$(python3 "$SIM/wire-check.py" toggle --out 0 --in 1 --count 20 --consumer simtrace) || fail "traced toggles: $r"
+for i in $(seq 1 20); do
+	sleep 0.05
+	gpioset "$chip" 0=$((i % 2)) || fail "gpioset $chip 0=$((i % 2)) failed"
+done
+wait "$mon" || fail "gpiomon (traced): status $?, $(wc -l <"$W/mon-trace.txt") events of 20"
 echo 0 >$tr/tracing_on
 cp $tr/trace "$W/trace.txt"
 for e in $evs; do echo 0 >$tr/events/$e/enable; done
 echo >$tr/trace
-python3 - "$W/trace.txt" "$RTMON_KVER" "$RTMON_PREEMPT_RT" <<'PY' || fail "sim IRQ chain not as expected (trace: $T/trace.txt)"
+python3 - "$W/trace.txt" "$RTMON_KVER" "$RTMON_PREEMPT_RT" "$mon_pid" <<'PY' || fail "sim IRQ chain not as expected (trace: $T/trace.txt)"
 import re, sys
-path, kver, rt = sys.argv[1], sys.argv[2], sys.argv[3] == "y"
+path, kver, rt, consumer = sys.argv[1], sys.argv[2], sys.argv[3] == "y", int(sys.argv[4])
 line_re = re.compile(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\S+)\s+([\d.]+):\s+(\w+):\s+(.*)$")
 evs = []
 for l in open(path):
@@ -155,40 +168,49 @@ for l in open(path):
         comm, pid, cpu, flags, ts, ev, rest = m.groups()
         f = dict(kv.split("=", 1) for kv in re.findall(r"(\w+=\S+)", rest))
         evs.append(dict(comm=comm, pid=int(pid), cpu=int(cpu), flags=flags, ts=float(ts), ev=ev, f=f, rest=rest))
-entries = [i for i, e in enumerate(evs) if e["ev"] == "irq_handler_entry" and "name=simtrace" in e["rest"]]
+entries = [i for i, e in enumerate(evs) if e["ev"] == "irq_handler_entry" and "name=gpiomon" in e["rest"]]
 if len(entries) != 20:
-    sys.exit(f"{len(entries)} irq_handler_entry events for the sim IRQ (name=simtrace), expected 20")
+    sys.exit(f"{len(entries)} irq_handler_entry events for the sim IRQ (name=gpiomon), expected 20")
 irq = evs[entries[0]]["f"]["irq"]
-consumer = next((e["pid"] for e in evs if e["comm"].startswith("python")), None)
-chains, via_work, exit_first, threads = 0, 0, 0, set()
+thr = next((e["pid"] for e in evs if e["comm"].startswith(f"irq/{irq}-")), None)
+if thr is None:
+    sys.exit(f"no event of the irq/{irq}- thread in the trace")
+tname = next(e["comm"] for e in evs if e["pid"] == thr)
+full, awake, via_work, exit_first, hard = 0, 0, 0, 0, 0
 for k, i in enumerate(entries):
     e = evs[i]
     end = entries[k + 1] if k + 1 < len(entries) else len(evs)
+    if "h" in e["flags"] or "H" in e["flags"]:
+        hard += 1
     # what raised it: the irq_work interrupt on the same CPU just before
-    prev = [x for x in evs[max(0, i - 4):i] if x["cpu"] == e["cpu"]]
-    if any(x["ev"] == "irq_work_entry" for x in prev):
+    if any(x["ev"] == "irq_work_entry" for x in evs[max(0, i - 4):i] if x["cpu"] == e["cpu"]):
         via_work += 1
-    # the IRQ thread's wakeup, then the consumer's wakeup by that thread
     tw = next((j for j in range(i, end) if evs[j]["ev"] == "sched_waking"
-               and evs[j]["rest"].startswith(f"comm=irq/{irq}-")), None)
-    if tw is None:
-        sys.exit(f"edge {k + 1}: no wakeup of an irq/{irq}- thread after irq_handler_entry")
-    if any(evs[j]["ev"] == "irq_handler_exit" and evs[j]["f"].get("irq") == irq for j in range(i, tw)):
-        exit_first += 1
-    thr = int(evs[tw]["f"]["pid"])
-    threads.add(evs[tw]["rest"].split()[0])
-    cw = next((j for j in range(tw, end) if evs[j]["ev"] == "sched_waking"
+               and int(evs[j]["f"]["pid"]) == thr), None)
+    cw = next((j for j in range(i, end) if evs[j]["ev"] == "sched_waking"
                and int(evs[j]["f"]["pid"]) == consumer), None)
     if cw is None:
-        sys.exit(f"edge {k + 1}: the consumer (pid {consumer}) is not woken after the IRQ thread's wakeup")
+        sys.exit(f"edge {k + 1}: gpiomon (pid {consumer}) not woken after irq_handler_entry")
     if evs[cw]["pid"] != thr:
-        sys.exit(f"edge {k + 1}: the consumer is woken by {evs[cw]['comm']}-{evs[cw]['pid']}, not by the IRQ thread {thr}")
-    chains += 1
-print(f"# {kver} (PREEMPT_RT={'y' if rt else 'n'}): sim irq {irq}: {chains}/20 chains irq_handler_entry -> "
-      f"sched_waking {', '.join(sorted(threads))} -> sched_waking consumer by that thread; "
-      f"{via_work}/20 raised inside irq_work_entry; thread woken after irq_handler_exit in {exit_first}/20")
+        sys.exit(f"edge {k + 1}: gpiomon woken by {evs[cw]['comm']}-{evs[cw]['pid']}, not by {tname}")
+    if tw is None:
+        awake += 1      # the thread was still running: no wakeup to see
+        continue
+    if tw > cw:
+        sys.exit(f"edge {k + 1}: {tname}'s wakeup comes after gpiomon's")
+    if any(evs[j]["ev"] == "irq_handler_exit" and evs[j]["f"].get("irq") == irq for j in range(i, tw)):
+        exit_first += 1
+    full += 1
+if hard != 20:
+    sys.exit(f"{20 - hard} of 20 irq_handler_entry events not in hard IRQ context")
+if full < 15:
+    sys.exit(f"only {full} of 20 edges show {tname}'s wakeup")
+print(f"# {kver} (PREEMPT_RT={'y' if rt else 'n'}): sim irq {irq}: 20/20 irq_handler_entry in hard IRQ "
+      f"context ({via_work} inside irq_work_entry) -> {tname} -> sched_waking gpiomon by {tname}; "
+      f"{tname} woken by sched_waking in {full}/20 (after irq_handler_exit in {exit_first}), "
+      f"still running in {awake}/20")
 PY
-note "$(grep -m1 'irq_handler_entry.*name=simtrace' "$W/trace.txt" | sed 's/^ *//')"
+note "$(grep -m1 'irq_handler_entry.*name=gpiomon' "$W/trace.txt" | sed 's/^ *//')"
 
 # ---- bad wire= parameters are refused at load, with a message ----
 "$SIM/sim-setup.sh" --remove || fail "sim-setup.sh --remove failed"
