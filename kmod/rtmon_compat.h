@@ -64,6 +64,38 @@ static inline long rtmon_switch_blocked(bool preempt, unsigned int state)
 	return 1;
 }
 
+/*
+ * sched_waking of a task blocked on a PREEMPT_RT sleeping spinlock
+ * (TASK_RTLOCK_WAIT, v5.15): the lock is handed over, no new work reaches
+ * the task. Its own chain waits in the task table (see above); the
+ * releaser's chain must not be forked into it (it would win the merge
+ * when it started earlier, and take over the task's processing).
+ */
+static inline bool rtmon_wake_is_lock_handoff(struct task_struct *p)
+{
+#ifdef TASK_RTLOCK_WAIT
+	return READ_ONCE(p->__state) & TASK_RTLOCK_WAIT;
+#else
+	return false;
+#endif
+}
+
+/*
+ * The cpu a woken task is running on when the wakeup finds it still
+ * current there (queued and on the cpu: ttwu_runnable(), no switch-in
+ * follows), else -1. on_cpu exists on SMP kernels only.
+ */
+static inline int rtmon_wake_running_cpu(struct task_struct *p)
+{
+#ifdef CONFIG_SMP
+	if (READ_ONCE(p->on_rq) && READ_ONCE(p->on_cpu))
+		return task_cpu(p);
+	return -1;
+#else
+	return p == current ? 0 : -1;
+#endif
+}
+
 /* Clock of the base an hrtimer is queued on (struct hrtimer_clock_base). */
 static inline clockid_t rtmon_hrtimer_clock(struct hrtimer *timer)
 {

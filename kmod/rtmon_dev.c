@@ -19,6 +19,7 @@
 #include <linux/threads.h>
 
 #include "rtmon.h"
+#include "rtmon_trace.h"
 #include "rtmon_compat.h"
 
 struct rtmon_file {
@@ -259,6 +260,7 @@ static long rtmon_ioctl_work(unsigned int cmd, void __user *arg)
 	if (get_user(cookie, (u64 __user *)arg))
 		return -EFAULT;
 	cpu = get_cpu();
+	trace_rtmon_work(cmd == RTMON_IOC_WORK_BEGIN, cookie);
 	c = READ_ONCE(rtmon_core);
 	if (c) {
 		if (cmd == RTMON_IOC_WORK_BEGIN)

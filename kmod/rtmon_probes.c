@@ -166,13 +166,20 @@ static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 static void rtmon_sched_waking(void *data, struct task_struct *p)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
+	int run_cpu;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_WAKING);
-	if (!c || in_nmi())
+	if (!c || in_nmi() || rtmon_wake_is_lock_handoff(p))
 		return;
-	rtm_ev_waking(c, smp_processor_id(), rtmon_now(), rtmon_ctx(),
-		      current->pid, p->pid, p->tgid, p->comm);
+	run_cpu = rtmon_wake_running_cpu(p);
+	if (likely(run_cpu < 0))
+		rtm_ev_waking(c, smp_processor_id(), rtmon_now(), rtmon_ctx(),
+			      current->pid, p->pid, p->tgid, p->comm);
+	else
+		rtm_ev_waking_running(c, smp_processor_id(), rtmon_now(),
+				      rtmon_ctx(), current->pid, p->pid,
+				      p->tgid, p->comm, run_cpu);
 }
 
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)

@@ -7,6 +7,10 @@
  *   rtmon:rtmon_deadline_miss  misses and timeouts, with the per-hop
  *                              breakdown (type, pid, time since the
  *                              previous hop, cpu) in arrays
+ *   rtmon:rtmon_work           the markers (work_begin/work_end and the
+ *                              cookie), so a recorded trace carries the
+ *                              whole input of the chain tracker:
+ *                              rtmon-replay --format=ftrace reads them
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM rtmon
@@ -58,6 +62,26 @@ TRACE_EVENT(rtmon_chain,
 		  __entry->kind == RTM_KIND_TIMER ? "timer" : "irq",
 		  __entry->source, __entry->latency_ns, __entry->deadline_ns,
 		  __entry->flags, __entry->nhops)
+);
+
+TRACE_EVENT(rtmon_work,
+
+	TP_PROTO(bool begin, u64 cookie),
+
+	TP_ARGS(begin, cookie),
+
+	TP_STRUCT__entry(
+		__field(u64, cookie)
+		__field(u8, begin)
+	),
+
+	TP_fast_assign(
+		__entry->cookie = cookie;
+		__entry->begin = begin;
+	),
+
+	TP_printk("%s cookie=%llu", __entry->begin ? "begin" : "end",
+		  __entry->cookie)
 );
 
 TRACE_EVENT(rtmon_deadline_miss,

@@ -154,6 +154,17 @@ void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
 void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);
+/*
+ * The same, for a wakeup that finds the task still running on run_cpu (on
+ * its runqueue and current there: it sees the work without a switch_in);
+ * run_cpu -1 is rtm_ev_waking(). Such a wakeup hands the task its new
+ * chain at once (replacing the chain it was running for), or completes a
+ * switch_in target right there. A separate entry point keeps the common
+ * wakeup's arguments in registers.
+ */
+void rtm_ev_waking_running(struct rtm_core *c, __u32 cpu, __u64 ts,
+			   __u32 ctx, __u32 waker_pid, __u32 pid, __u32 tgid,
+			   const char *comm, int run_cpu);
 /* prev_state: 0 = still runnable (preempted), else blocked */
 void rtm_ev_switch(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 prev_pid,
 		   long prev_state, __u32 next_pid, __u32 next_tgid,

@@ -262,8 +262,26 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 }
 
 /* The armed IRQ branch becomes the IRQ thread's branch (no fork). */
+static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
+			     u32 run_cpu);
+
+/*
+ * Branch b woke task pid: it waits in the task table for the task's
+ * switch_in, unless the task is running already (see rtm_wake_running).
+ */
+static inline void rtm_task_wake(struct rtm_core *c, u32 cpu, u32 pid, u32 b,
+				 u64 ts, int run_cpu)
+{
+	/* one compare: -1 (not running) is out of range as unsigned */
+	if (rtm_unlikely((u32)run_cpu < c->p.ncpus))
+		rtm_wake_running(c, cpu, b, ts, (u32)run_cpu);
+	else
+		rtm_task_put(c, cpu, pid, b);
+}
+
 static rtm_noinline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
-				u32 pid, u32 tgid, const char *comm)
+				u32 pid, u32 tgid, const char *comm,
+				int run_cpu)
 {
 	struct rtm_branch *br = rtm_br(c, b);
 
@@ -277,12 +295,53 @@ static rtm_noinline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b,
 	rtm_comm_load(br->comm, comm);
 	rtm_hop_add(c, cpu, b, RTM_HOP_WAKING, RTM_CTX_HARDIRQ, pid, br->comm,
 		    ts);
-	rtm_task_put(c, cpu, pid, b);
+	rtm_task_wake(c, cpu, pid, b, ts, run_cpu);
+}
+
+/*
+ * Branch nb woke task pid that is running on run_cpu: no switch_in will
+ * follow. A switch_in target is reached now; otherwise nb becomes the
+ * task's current branch there, replacing the branch of the chain it was
+ * running for (that chain's work is what the task leaves for the new one;
+ * its other branches, e.g. a work cookie, go on). Another cpu's slot is
+ * only exchanged, never borrowed: if its owner holds the old branch at
+ * this moment, its put-back finds nb and drops the old one as stale.
+ */
+static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
+			     u32 run_cpu)
+{
+	struct rtm_branch *br = rtm_br(c, nb);
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	const struct rtm_tset *t;
+	u32 seq, old, pid;
+	int tid;
+	u64 dl;
+
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = -1;
+		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
+			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
+					       ch->kind, ch->source, br->pid,
+					       br->tgid, br->comm);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	if (tid >= 0) {
+		rtm_complete_free(c, cpu, nb, ts, tid, dl, br->pid, br->tgid,
+				  br->comm);
+		return;
+	}
+	pid = br->pid;	/* nb belongs to run_cpu's slot once published */
+	old = rtm_xchg32(&c->cpus[run_cpu].task_cur, nb);
+	if (old)
+		rtm_branch_free(c, cpu, old, rtm_br(c, old)->pid == pid ?
+				RTM_C_BR_MERGED : RTM_C_BR_STALE);
 }
 
 static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 ctx, u32 waker_pid,
-					 u32 pid, u32 tgid, const char *comm)
+					 u32 pid, u32 tgid, const char *comm,
+					 int run_cpu)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
 	struct rtm_branch *nbr;
@@ -296,7 +355,7 @@ static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
 			sb = rtm_slot_take(&pc->hi_armed);
 			if (sb)
 				rtm_wake_irq_thread(c, cpu, sb, ts, pid, tgid,
-						    comm);
+						    comm, run_cpu);
 			return;
 		}
 	} else {
@@ -322,7 +381,7 @@ static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
 		nbr->tgid = tgid;
 		rtm_comm_load(nbr->comm, comm);
 		rtm_hop_add(c, cpu, nb, RTM_HOP_WAKING, ctx, pid, nbr->comm, ts);
-		rtm_task_put(c, cpu, pid, nb);
+		rtm_task_wake(c, cpu, pid, nb, ts, run_cpu);
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
 }
@@ -338,7 +397,21 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	/* fast exit: no branch in the waker's context, nothing armed */
 	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
 		return;
-	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
+	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, -1);
+}
+
+void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
+			   u32 waker_pid, u32 pid, u32 tgid, const char *comm,
+			   int run_cpu)
+{
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu) || !pid)
+		return;
+	pc = &c->cpus[cpu];
+	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
+		return;
+	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, run_cpu);
 }
 
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,

@@ -535,6 +535,30 @@ static void after_event(void)
 		drain();
 }
 
+/*
+ * The task each cpu runs, from the switch events. A wakeup of a task that
+ * is current on a cpu finds it running (rtm_ev_waking's run_cpu), as the
+ * module reads from the task itself.
+ */
+#define NCPU_TRACK	1024
+static __u32 cur_pid[NCPU_TRACK];
+
+static void track_switch(__u64 cpu, __u32 next)
+{
+	if (cpu < NCPU_TRACK)
+		cur_pid[cpu] = next;
+}
+
+static int running_cpu(__u32 pid)
+{
+	__u32 k;
+
+	for (k = 0; pid && k < params.ncpus && k < NCPU_TRACK; k++)
+		if (cur_pid[k] == pid)
+			return (int)k;
+	return -1;
+}
+
 static void check_cpu(__u64 cpu)
 {
 	if (cpu >= params.ncpus)
@@ -602,7 +626,7 @@ static void rtm_line(char *line)
 	char *tok[MAX_TOK], comm[RTM_COMM_LEN];
 	struct kv kv[MAX_TOK];
 	__u64 ts, cpu;
-	__u32 c, id;
+	__u32 c, id, x;
 	const char *ev, *v;
 	char err[160];
 	int n, m;
@@ -713,10 +737,11 @@ static void rtm_line(char *line)
 		kv_check(kv, m, ok);
 		v = kv_get(kv, m, "ctx", false);
 		comm_copy(comm, kv_get(kv, m, "comm", false));
-		rtm_ev_waking(core, c, ts, v ? parse_ctx(v) : RTM_CTX_TASK,
-			      kv_u32(kv, m, "waker", false, 0),
-			      kv_u32(kv, m, "pid", true, 0),
-			      kv_u32(kv, m, "tgid", false, 0), comm);
+		x = kv_u32(kv, m, "pid", true, 0);
+		rtm_ev_waking_running(core, c, ts, v ? parse_ctx(v) : RTM_CTX_TASK,
+			      kv_u32(kv, m, "waker", false, 0), x,
+			      kv_u32(kv, m, "tgid", false, 0), comm,
+			      running_cpu(x));
 	} else if (!strcmp(ev, "switch")) {
 		static const char *const ok[] = {
 			"prev", "state", "next", "tgid", "comm", NULL
@@ -732,9 +757,10 @@ static void rtm_line(char *line)
 				input_error("bad state '%s' (0|1|R|S|D)", v);
 		}
 		comm_copy(comm, kv_get(kv, m, "comm", false));
+		x = kv_u32(kv, m, "next", true, 0);
+		track_switch(c, x);
 		rtm_ev_switch(core, c, ts, kv_u32(kv, m, "prev", true, 0), st,
-			      kv_u32(kv, m, "next", true, 0),
-			      kv_u32(kv, m, "tgid", false, 0), comm);
+			      x, kv_u32(kv, m, "tgid", false, 0), comm);
 	} else if (!strcmp(ev, "work_begin") || !strcmp(ev, "work_end")) {
 		static const char *const ok[] = {
 			"pid", "tgid", "cookie", "comm", NULL
@@ -898,6 +924,7 @@ static void ft_ticks(__u64 ts)
 static void ftrace_line(char *line)
 {
 	char *p, *q, *ev, *f, flag = 0, comm[RTM_COMM_LEN];
+	char tcomm[RTM_COMM_LEN] = "";
 	__u64 cpu, secs, frac = 0, ts, pid = 0, x, y;
 	__u32 c, ctx;
 	struct ft_cpu *fc;
@@ -938,8 +965,16 @@ static void ftrace_line(char *line)
 
 		while (d > p && *d != '-')
 			d--;
-		if (*d == '-')
+		if (*d == '-') {
 			pid = strtoull(d + 1, NULL, 10);
+			/* the task's comm: what precedes "-pid" */
+			f = p;
+			while (f < d && isspace((unsigned char)*f))
+				f++;
+			memset(tcomm, 0, sizeof(tcomm));
+			memcpy(tcomm, f, (size_t)(d - f) < sizeof(tcomm) - 1 ?
+			       (size_t)(d - f) : sizeof(tcomm) - 1);
+		}
 	}
 	cpu = strtoull(q + 1, &q, 10);
 	q++;			/* ']' */
@@ -1100,8 +1135,8 @@ static void ftrace_line(char *line)
 		ft_comm(q, "comm", "pid", comm);
 		if (!flag && was_after_exit)
 			ctx = RTM_CTX_HARDIRQ;
-		rtm_ev_waking(core, c, ts, ctx, (__u32)pid, (__u32)x, 0,
-			      comm);
+		rtm_ev_waking_running(core, c, ts, ctx, (__u32)pid, (__u32)x, 0,
+			      comm, running_cpu((__u32)x));
 	} else if (!strcmp(ev, "sched_switch")) {
 		const char *st = ft_field(q, "prev_state");
 		long state;
@@ -1115,8 +1150,21 @@ static void ftrace_line(char *line)
 		fc->soft = 0;
 		fc->tsoft = 0;
 		fc->tdepth = 0;
+		track_switch(c, (__u32)y);
 		rtm_ev_switch(core, c, ts, (__u32)x, state, (__u32)y, 0,
 			      comm);
+	} else if (!strcmp(ev, "rtmon_work")) {
+		/* the markers, from rtmon's tracepoint: "begin|end cookie=N";
+		 * tgid is not in the line: 0 on both sides
+		 */
+		if (!ft_num(q, "cookie", 10, &x))
+			input_error("rtmon_work without cookie=");
+		while (isspace((unsigned char)*q))
+			q++;
+		if (!strncmp(q, "begin", 5))
+			rtm_ev_work_begin(core, c, ts, (__u32)pid, 0, x);
+		else
+			rtm_ev_work_end(core, c, ts, (__u32)pid, 0, x, tcomm);
 	} else if (!strcmp(ev, "workqueue_queue_work")) {
 		if (!ft_num(q, "work struct", 16, &x))
 			return;

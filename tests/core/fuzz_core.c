@@ -206,8 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3);
 			break;
 		case 9: case 10: case 11: case 12:
-			rtm_ev_waking(c, cpu, ts, (a >> 6) & 3, (a & 1) ? 0 : (a >> 1) & 15,
-				      b & 15, (b & 15) | 1, cm);
+			rtm_ev_waking_running(c, cpu, ts, (a >> 6) & 3, (a & 1) ? 0 : (a >> 1) & 15,
+				      b & 15, (b & 15) | 1, cm,
+				      (a & 0x20) ? (int)((b >> 4) & 7) - 1 : -1);
 			break;
 		case 13: case 14: case 15: case 16: case 17:
 			rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,

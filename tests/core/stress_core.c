@@ -246,8 +246,11 @@ static void *cpu_main(void *arg)
 				rtm_ev_irq_entry(core, cpu, now(), irq);
 				rtm_ev_irq_exit(core, cpu, now(), irq, 0);
 			}
-			rtm_ev_waking(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
-				      pid, cm);
+			/* sometimes the woken task runs on another cpu:
+			 * its slot is exchanged from here
+			 */
+			rtm_ev_waking_running(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
+				      pid, cm, (op & 2) ? (int)(pid % ncpus) : -1);
 			rtm_ev_softirq_exit(core, cpu, now(), v);
 		} else if (op < 45 && (op & 1)) {
 			/* sleeper timer expiring in hard IRQ */
@@ -281,8 +284,11 @@ static void *cpu_main(void *arg)
 				rtm_ev_irq_exit(core, cpu, now(), irq, 0);
 				comm_of(cm, pid);
 			}
-			rtm_ev_waking(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
-				      pid, cm);
+			/* sometimes the woken task runs on another cpu:
+			 * its slot is exchanged from here
+			 */
+			rtm_ev_waking_running(core, cpu, now(), RTM_CTX_SOFTIRQ, 0, pid,
+				      pid, cm, (op & 2) ? (int)(pid % ncpus) : -1);
 			rtm_ev_timer_exit(core, cpu, now(), 0x2000 + cpu,
 					  RTM_CTX_SOFTIRQ);
 			rtm_ev_softirq_exit(core, cpu, now(), 8);
