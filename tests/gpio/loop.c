@@ -57,12 +57,13 @@
 static const char *prog = "rtmon-gpio-loop";
 
 /* default --bound-us: see README.md ("agreement bound") */
-#define DEFAULT_BOUND_US	2000
+#define DEFAULT_BOUND_US	50
 
 struct cfg {
 	const char *chip, *out, *in, *consumer, *board;
 	uint64_t count, period_us, rnd_min, rnd_max, seed;
 	uint64_t deadline_us, timeout_us, bound_us, end_slack_ns;
+	double bound_pct;
 	int random, prio, cpu, json, edges, fail_on_miss, rtmon, quiet;
 	int irq_any;
 	unsigned int hist_rows, slowest;
@@ -133,7 +134,8 @@ static void usage(FILE *f)
 "                     (default: records ending in the responder's comm)\n"
 "  --responder-comm C the responder's comm (default rtmon-gpio-resp)\n"
 "  --responder-consumer NAME  its input line's consumer (rtmon-respond)\n"
-"  --bound-us B       rtmon start vs edge timestamp bound (default %d)\n"
+"  --bound-us B       edge timestamp - rtmon start bound (default %d)\n"
+"  --bound-pct P      at least P%% of the edges within it (default 100)\n"
 "  --end-slack-us S   rtmon end vs the responder's marker window (default 0)\n"
 "Exit status: 0 all good; 1 runtime error, lost edges, join or agreement\n"
 "failure, misses with --fail-on-miss; 2 bad options.\n",
@@ -375,6 +377,27 @@ static int records_complete(const struct cfg *c, json_t *recs, json_t *rlog,
 	return n >= json_array_size(rlog);
 }
 
+/*
+ * The end of the hard IRQ that started a record: the time of its next hop
+ * when that happened in hard IRQ context (the wake-up of the IRQ thread,
+ * after the primary handlers ran, so after gpiolib's timestamp), or of the
+ * IRQ's exit hop; UINT64_MAX when the record does not show it.
+ */
+static uint64_t irq_window_end(json_t *rec)
+{
+	json_t *hops = json_object_get(rec, "hops"), *h;
+	const char *ev, *ctx;
+
+	h = json_array_get(hops, 1);
+	if (!h)
+		return UINT64_MAX;
+	ev = json_string_value(json_object_get(h, "event"));
+	ctx = json_string_value(json_object_get(h, "ctx"));
+	if ((ev && !strcmp(ev, "irq_exit")) || (ctx && !strcmp(ctx, "hardirq")))
+		return ju64(h, "ts_ns");
+	return UINT64_MAX;
+}
+
 /* ---- statistics ---- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -553,6 +576,7 @@ int main(int argc, char **argv)
 		{ "responder-comm", required_argument, NULL, 'x' },
 		{ "responder-consumer", required_argument, NULL, 'y' },
 		{ "bound-us", required_argument, NULL, 'B' },
+		{ "bound-pct", required_argument, NULL, 'Q' },
 		{ "end-slack-us", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -560,7 +584,7 @@ int main(int argc, char **argv)
 	struct cfg c = {
 		.consumer = "rtmon-loop", .count = 1000, .period_us = 5000,
 		.seed = 1, .deadline_us = 1000, .timeout_us = 200000,
-		.bound_us = DEFAULT_BOUND_US, .prio = 70, .cpu = -1,
+		.bound_us = DEFAULT_BOUND_US, .bound_pct = 100, .prio = 70, .cpu = -1,
 		.hist_rows = 20, .slowest = 5, .wait_s = 10,
 		.resp_comm = "rtmon-gpio-resp", .resp_consumer = "rtmon-respond",
 		.resp_pid = 0, .resp_irq = -1,
@@ -625,6 +649,18 @@ int main(int argc, char **argv)
 			snprintf(c.resp_consumer, sizeof(c.resp_consumer), "%s", optarg);
 			break;
 		case 'B': c.bound_us = opt_u64(prog, "--bound-us", optarg, 0, 60000000); break;
+		case 'Q': {
+			char *end;
+
+			errno = 0;
+			c.bound_pct = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c.bound_pct >= 0 && c.bound_pct <= 100)) {
+				fprintf(stderr, "%s: --bound-pct: '%s' is not a percentage (0 to 100)\n",
+					prog, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'E': c.end_slack_ns = 1000 * opt_u64(prog, "--end-slack-us", optarg, 0, 60000000); break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -838,6 +874,7 @@ out_lines:
 		uint64_t n = 0, nr = 0, nw = 0, win_lo, win_hi, unmapped = 0;
 		uint64_t missing = 0, dups = 0, extra = 0, nocookie = 0, joined = 0;
 		uint64_t timeouts = 0, start_bad = 0, end_bad = 0, window_bad = 0;
+		uint64_t irq_bad = 0;
 		uint64_t not_answered = 0;
 		int64_t dstart_min = INT64_MAX, dstart_max = INT64_MIN;
 		int64_t dend_max = 0;
@@ -962,6 +999,8 @@ out_lines:
 					dstart_max = ds;
 				if (ds < 0 || (uint64_t)ds > c.bound_us * 1000)
 					start_bad++;
+				if (ds < 0 || ju64(e->rlog, "edge_ns") > irq_window_end(e->rec))
+					irq_bad++;
 				/* the end between the reads around the marker */
 				if (re + c.end_slack_ns < ju64(e->rlog, "end_ns"))
 					de = (int64_t)(re - ju64(e->rlog, "end_ns"));
@@ -979,8 +1018,12 @@ out_lines:
 				if (rs < e->stim_ns || (!e->lost && re > e->resp_ns))
 					window_bad++;
 			}
-			if (missing || dups || extra || nocookie || start_bad ||
+			if (missing || dups || extra || nocookie || irq_bad ||
 			    end_bad || window_bad || not_answered || unmapped)
+				join_ok = 0;
+			/* the bound: all edges, or --bound-pct of them */
+			if (joined && (double)(joined - start_bad) * 100.0 <
+			    c.bound_pct * (double)joined)
 				join_ok = 0;
 		} else if (rlog) {
 			if (not_answered || unmapped)
@@ -1001,8 +1044,9 @@ out_lines:
 
 			for (i = 1; i <= c.count; i++) {
 				struct dedge *e = &E[i];
-				int dm = c.deadline_us && !e->lost &&
-					 e->resp_ns - e->stim_ns > c.deadline_us * 1000;
+				/* a lost edge (no response within --timeout-us) is a miss */
+				int dm = c.deadline_us && (e->lost ||
+					 e->resp_ns - e->stim_ns > c.deadline_us * 1000);
 				int rm = e->rec && jhas_flag(e->rec, "deadline_miss");
 				int pv = e->rlog && json_is_true(json_object_get(e->rlog, "provoked"));
 
@@ -1080,7 +1124,7 @@ out_lines:
 						"count", (json_int_t)h->b[k]));
 
 			if (recs && rlog)
-				jjoin = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+				jjoin = json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
 					"source", c.rtmon ? "rtmon" : c.records,
 					"ok", join_ok,
 					"edges", (json_int_t)c.count,
@@ -1095,6 +1139,8 @@ out_lines:
 					"timeout_reports", (json_int_t)timeouts,
 					"bound_ns", (json_int_t)(c.bound_us * 1000),
 					"start_outside_bound", (json_int_t)start_bad,
+					"bound_pct", c.bound_pct,
+					"edge_outside_irq", (json_int_t)irq_bad,
 					"end_outside_marker", (json_int_t)end_bad,
 					"end_max_deviation_ns", (json_int_t)dend_max,
 					"outside_driver_window", (json_int_t)window_bad,
@@ -1221,10 +1267,12 @@ out_lines:
 						printf("  responder: %" PRIu64 " stimuli without its edge, %" PRIu64 " of its edges match no stimulus\n",
 						       not_answered, unmapped);
 					if (joined)
-						printf("  edge timestamp - rtmon start: min %s max %s (bound %" PRIu64 " us): %" PRIu64 " outside\n",
+						printf("  edge timestamp - rtmon start: min %s max %s (bound %" PRIu64 " us for %g%% of the edges): %" PRIu64 " outside\n",
 						       fmt_sns(a, sizeof(a), dstart_min),
 						       fmt_sns(b2, sizeof(b2), dstart_max), c.bound_us,
-						       start_bad);
+						       c.bound_pct, start_bad);
+					printf("  edge timestamp outside rtmon's hard IRQ (IRQ entry .. IRQ thread wake-up): %" PRIu64 "\n",
+					       irq_bad);
 					printf("  rtmon end vs the responder's work_end: %" PRIu64 " outside the marker window%s%s\n",
 					       end_bad, end_bad ? ", worst by " : "",
 					       end_bad ? fmt_sns(cc, sizeof(cc), (int64_t)dend_max_abs) : "");

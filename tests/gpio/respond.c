@@ -69,7 +69,8 @@ static void usage(FILE *f)
 "  --consumer NAME    consumer label of the input line, also its IRQ's name\n"
 "                     in /proc/interrupts (default rtmon-respond)\n"
 "  --work-us N        busy work per edge, CLOCK_MONOTONIC (default 50)\n"
-"  --prio P           SCHED_FIFO priority, 0 = leave the policy (default 80)\n"
+"  --prio P           SCHED_FIFO priority, 0 = leave the policy (default 40:\n"
+"                     below the input line's IRQ thread, 50 by default)\n"
 "  --cpu C            run on cpu C (default: any)\n"
 "  --count N          exit after N edges (default 0: until SIGINT/SIGTERM)\n"
 "  --miss-every K     every K-th edge works --miss-us longer (provoke a miss)\n"
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
 	const char *consumer = "rtmon-respond", *ready = NULL, *logf = NULL;
 	uint64_t work_us = 50, count = 0, miss_every = 0, miss_us = 20000;
 	uint64_t seq = 0, nlog = 0, cap = 0, dropped = 0, provoked = 0;
-	int prio = 80, cpu = -1, quiet = 0, opt, level = 0, ret = EXIT_OK;
+	int prio = 40, cpu = -1, quiet = 0, opt, level = 0, ret = EXIT_OK;
 	unsigned int in_off, out_off;
 	struct gl_line *in = NULL, *out = NULL;
 	struct gpio_board board;

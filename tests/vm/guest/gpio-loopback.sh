@@ -1,0 +1,87 @@
+# GPIO loopback on the simulated chip: rtmon-gpio-loop toggles the stimulus
+# line 1,000 times at a fixed period; rtmon-gpio-respond (SCHED_FIFO, on
+# cpu 1) answers each edge between rtmon_work_begin/end(edge number) and
+# toggles the response line. The driver adds a target to rtmon (--rtmon:
+# the responder's comm, the input line's IRQ by its name, end work_end)
+# and joins its measurements with rtmon's records edge by edge by cookie.
+# Checks: 1,000 edges answered, 1,000 chains joined, none missing, none
+# duplicate or extra, rtmon's start within the bound before the gpiolib
+# edge timestamp, rtmon's end between the responder's clock reads around
+# its work_end marker, every chain inside the driver's stimulus..response
+# window. Then 200 edges at a random period joined against the records
+# file of 'rtmonctl records --json' (--records, as with rtmond).
+# timeout: 300
+. "$RTMON_TOP/tests/vm/guest/lib.sh"
+. "$RTMON_TOP/tests/vm/guest/gpio-lib.sh"
+
+edges=${EDGES:-1000}
+period_us=${PERIOD_US:-5000}
+deadline_us=5000
+
+rtmon_load
+gpio_sim_up
+
+# ---- 1: 1,000 edges, the driver reads /dev/rtmon itself ----
+respond_start fixed --count "$edges" --work-us 50 --prio "${RESP_PRIO:-40}" --cpu 1
+rc=0
+"$LOOP" --board "$BOARD_FILE" --count "$edges" --period-us "$period_us" \
+	--deadline-us $deadline_us --prio 70 --cpu 0 "${BOUND[@]}" \
+	--ready "$W/fixed.ready" --log "$W/fixed.jsonl" --rtmon \
+	--json --edges >"$W/fixed.json" 2>"$W/fixed.loop.err" || rc=$?
+respond_wait
+[ $rc -eq 0 ] || fail "rtmon-gpio-loop exit $rc: $(cat "$W/fixed.loop.err"; python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("join"), indent=1))' "$W/fixed.json" 2>/dev/null)"
+
+# ---- 2: random period, joined against rtmonctl's records file ----
+respond_start random --count 200 --work-us 50 --prio "${RESP_PRIO:-40}" --cpu 1
+# (the IRQ by its name exists once the responder has requested its line)
+$RTMONCTL targets add --name gpio --comm rtmon-gpio-resp --irq rtmon-respond \
+	--end work_end --deadline ${deadline_us}us >/dev/null
+# the reader stops 3 s after the last record (its output is written then)
+$RTMONCTL records --json -t 3 >"$W/records.jsonl" &
+reader=$!
+gpio_pids+=("$reader")
+rc=0
+"$LOOP" --board "$BOARD_FILE" --count 200 --random 1000:6000 --seed 7 \
+	--deadline-us $deadline_us --prio 70 --cpu 0 "${BOUND[@]}" \
+	--ready "$W/random.ready" --log "$W/random.jsonl" \
+	--records "$W/records.jsonl" --wait 20 --json >"$W/random.json" 2>"$W/random.loop.err" || rc=$?
+respond_wait
+wait "$reader" || fail "rtmonctl records failed"
+[ $rc -eq 0 ] || fail "rtmon-gpio-loop --records exit $rc: $(cat "$W/random.loop.err")"
+
+python3 - "$W" "$edges" <<'PY'
+import json, sys
+W, edges = sys.argv[1], int(sys.argv[2])
+d = json.load(open(f"{W}/fixed.json"))
+j, s = d["join"], d["stats"]
+us = lambda ns: f"{ns / 1000:.1f} us"
+print(f"fixed: {d['edges']['sent']} edges, {d['edges']['lost']} lost; response "
+      f"min {us(s['min_ns'])} p50 {us(s['p50_ns'])} p99 {us(s['p99_ns'])} max {us(s['max_ns'])}")
+print(f"join: {j['joined']} joined, {j['missing']} missing, {j['duplicate']} duplicate, "
+      f"{j['extra']} extra, {j['no_cookie']} without cookie, {j['timeout_reports']} overdue reports")
+em = j["edge_minus_start_ns"]
+print(f"agreement: edge timestamp - rtmon start in [{us(em['min'])}, {us(em['max'])}], "
+      f"bound {us(j['bound_ns'])}; end outside the marker window: {j['end_outside_marker']}")
+r = j["rtmon_latency"]
+print(f"rtmon latency (IRQ -> work_end): min {us(r['min_ns'])} p50 {us(r['p50_ns'])} max {us(r['max_ns'])}")
+assert d["edges"]["sent"] == edges and d["edges"]["lost"] == 0, d["edges"]
+assert j["responder_edges"] == edges, j
+assert j["joined"] == edges, f"{j['joined']} of {edges} edges joined"
+for k in ("missing", "duplicate", "extra", "no_cookie", "start_outside_bound",
+          "end_outside_marker", "outside_driver_window", "not_answered",
+          "unmapped_responder_edges", "rtmon_miss_not_driver_miss"):
+    assert j[k] == 0, f"{k}: {j[k]}"
+assert j["ok"] and d["ok"]
+el = d["edges_list"]
+assert len(el) == edges and all("rtmon_seq" in e for e in el)
+assert sorted(e["cookie"] for e in el) == list(range(1, edges + 1))
+r = json.load(open(f"{W}/random.json"))
+rj = r["join"]
+print(f"random period, --records: {rj['joined']} joined, {rj['missing']} missing, "
+      f"{rj['extra']} extra, edge - start max {us(rj['edge_minus_start_ns']['max'])}")
+assert rj["ok"] and rj["joined"] == 200, rj
+sl = d["slowest"][0]
+print(f"slowest edge {sl['edge']}: {us(sl['response_ns'])}, breakdown {sl.get('breakdown')}")
+print(f"  path {sl.get('path')}")
+PY
+echo "gpio-loopback: ok"
