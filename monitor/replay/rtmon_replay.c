@@ -986,7 +986,7 @@ static void ftrace_line(char *line)
 		q++;
 	if (q[-1] != ':' || !isdigit((unsigned char)*f)) {
 		/* the hardirq/softirq column moves (RT adds lazy columns) */
-		if (strspn(f, ".bdDXNnpLlZzHhs0123456789") < (size_t)(q - f))
+		if (strspn(f, ".bBdDXNnpLlZzHhs0123456789") < (size_t)(q - f))
 			input_error("bad ftrace flags column");
 		flag = '.';
 		if (memchr(f, 'h', q - f) || memchr(f, 'H', q - f) ||

@@ -1,21 +1,27 @@
 # Interrupt -> dispatcher -> worker through work cookies, and a provoked
-# deadline miss. tests/apps/dispatch_test: a feeder thread blocks on a
-# device (reads of the 9p share, answered by its virtio interrupt), wakes a
-# dispatcher through an eventfd, which marks work_begin and hands the item
-# to a worker that marks work_end. Every 10th item the worker spins past
-# the deadline.
-# Checks: records end at the worker's work_end, their breakdown names the
-# IRQ, the IRQ thread (PREEMPT_RT), the feeder, the dispatcher's work_begin
-# and the worker; slow items are deadline misses; rtmon_deadline_miss
-# tracepoints are in the trace buffer; poll() woke the reader within a
-# fraction of its timeout.
+# deadline miss. tests/apps/dispatch_test: a feeder thread sleeps for the
+# period (a sleeper hrtimer), then blocks on a device (reads of the 9p
+# share, answered by its virtio interrupt), wakes a dispatcher through an
+# eventfd, which marks work_begin and hands the item to a worker that marks
+# work_end. Every 10th item the worker spins past the deadline.
+# Records are joined with the items by their cookie (record version 2).
+# Checks: every item has exactly one record, ending at its worker's
+# work_end; the breakdown names the feeder and the dispatcher's work_begin;
+# an IRQ-started chain names the IRQ thread (PREEMPT_RT). Where the
+# device's answer comes before the feeder sleeps on it (the interrupt
+# arrives while the feeder still runs, so no wakeup links it: seen on 6.1
+# and 6.12 alike, 0-26 of 150 items depending on timing), the item
+# continues the feeder's own chain from its sleeper timer: such items must
+# carry that timer chain; their number is printed. Slow items are deadline misses;
+# rtmon_deadline_miss tracepoints are in the trace buffer; poll() woke the
+# reader within a fraction of its timeout.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
 items=${ITEMS:-150}
 deadline_us=5000
 rtmon_load
-$RTMONCTL targets add --name dispatch --comm dispatch_test --any-irq --end work_end \
+$RTMONCTL targets add --name dispatch --comm dispatch_test --end work_end \
 	--deadline ${deadline_us}us
 tr=/sys/kernel/tracing
 echo 1 >$tr/events/rtmon/rtmon_deadline_miss/enable
@@ -44,52 +50,43 @@ recs = [json.loads(l) for l in open(T + "/records.json")]
 assert len(its) == items
 overdue = [r for r in recs if "timeout" in r["flags"]]
 done = [r for r in recs if "timeout" not in r["flags"]]
-# a chain whose hop storage overflowed (flag dropped_hops) may lack the
-# work_end hop itself: its record still ends at the work_end's time
-ends = sorted((r for r in done if r["hops"] and (r["hops"][-1]["event"] == "work_end"
-                                                 or "dropped_hops" in r["flags"])),
-              key=lambda r: r["end_ns"])
-print(f"{items} items, {len(done)} completion records ({len(ends)} ending at work_end), "
-      f"{len(overdue)} overdue reports")
-assert len(ends) == len(done), "completion records that do not end at work_end"
-# overdue reports (chain still open past the deadline) come from slow items;
-# before the first item, chains from the program's start-up (its loading
-# over the virtio root) may reach it and stay open: those are reported too
+by_cookie = {}
+for r in done:
+    assert "cookie" in r, f"a work_end record without its cookie: {r['flags']}"
+    by_cookie.setdefault(r["cookie"], []).append(r)
+print(f"{items} items, {len(done)} completion records, {len(overdue)} overdue reports")
+extra = [c for c in by_cookie if c not in {it["cookie"] for it in its}]
+assert not extra, f"records for cookies no item had: {extra[:10]}"
+# the tick reports an open chain once it is past its deadline: timing under
+# emulation decides how many slow items are caught open, but some must be
 slow = [it for it in its if it["slow"]]
-first = its[0]["t_read_done"] - 5e7
-early = [r for r in overdue if r["start_ns"] < first]
-print(f"{len(early)} overdue reports from before the first item")
-# a chain from another interrupt (a page fault served over the 9p root) can
-# reach the program's threads, lose the merge and stay open: reported too
 in_slow = [r for r in overdue
            if any(it["t_read_done"] - 5e7 <= r["start_ns"] <= it["t_end"] for it in slow)]
 print(f"overdue reports: {len(in_slow)} during slow items, {len(overdue) - len(in_slow)} others")
-# the tick reports an open chain once it is past its deadline: timing under
-# emulation decides how many slow items are caught open, but some must be
 assert in_slow, f"no overdue report for any of the {len(slow)} slow items"
-matched, misses, slow_missed, fast_missed = 0, 0, 0, 0
-j = 0
-for i, it in enumerate(its):
-    nxt = its[i + 1]["t_begin"] if i + 1 < len(its) else float("inf")
-    cand = [r for r in ends if it["t_end"] <= r["end_ns"] < nxt]
-    assert len(cand) <= 1, f"item {it['cookie']}: {len(cand)} records"
-    if not cand:
+matched, kinds, misses, slow_missed, fast_missed, missing = 0, {"irq": 0, "timer": 0}, 0, 0, 0, []
+for it in its:
+    rs = by_cookie.get(it["cookie"], [])
+    assert len(rs) <= 1, f"item {it['cookie']}: {len(rs)} records"
+    if not rs:
+        missing.append(it["cookie"])
         continue
-    r = cand[0]
+    r = rs[0]
     matched += 1
+    kinds[r["kind"]] += 1
     ev = [(h["event"], h["pid"], h["comm"]) for h in r["hops"]]
-    assert ev[0][0] == "irq", f"item {it['cookie']}: chain does not start at an IRQ: {ev}"
-    assert r["hops"][0]["comm"].startswith("virtio") or True
+    assert ev[0][0] in ("irq", "timer"), f"item {it['cookie']}: chain starts at {ev[0]}"
+    assert it["t_end"] <= r["end_ns"], f"item {it['cookie']}: record ends before the item's work_end"
     if "dropped_hops" not in r["flags"]:
-        assert ev[-1][1] == it["worker"], f"item {it['cookie']}: ends at {ev[-1]}, worker is {it['worker']}"
-    assert ("work_begin", it["dispatcher"]) in [(e, p) for e, p, _ in ev] \
-        or "dropped_hops" in r["flags"], \
-        f"item {it['cookie']}: no work_begin by the dispatcher {it['dispatcher']}: {ev}"
-    pids = [p for e, p, _ in ev if e in ("waking", "switch_in")]
-    assert it["feeder"] in pids, f"item {it['cookie']}: feeder {it['feeder']} not on the path {ev}"
-    if rt:
-        assert any(c.startswith("irq/") for e, p, c in ev if e == "waking"), \
-            f"item {it['cookie']}: no IRQ thread on a PREEMPT_RT chain: {ev}"
+        assert ev[-1][:2] == ("work_end", it["worker"]), \
+            f"item {it['cookie']}: ends at {ev[-1]}, worker is {it['worker']}"
+        assert ("work_begin", it["dispatcher"]) in [(e, p) for e, p, _ in ev], \
+            f"item {it['cookie']}: no work_begin by the dispatcher {it['dispatcher']}: {ev}"
+        pids = [p for e, p, _ in ev if e in ("waking", "switch_in")]
+        assert it["feeder"] in pids, f"item {it['cookie']}: feeder {it['feeder']} not on the path {ev}"
+        if rt and r["kind"] == "irq":
+            assert any(c.startswith("irq/") for e, p, c in ev if e == "waking"), \
+                f"item {it['cookie']}: no IRQ thread on a PREEMPT_RT chain: {ev}"
     miss = "deadline_miss" in r["flags"]
     lat_ok = r["latency_ns"] <= dl_us * 1000
     assert miss != lat_ok, f"miss flag {miss} but latency {r['latency_ns']} vs deadline"
@@ -98,13 +95,20 @@ for i, it in enumerate(its):
         slow_missed += 1
         # the reader was woken by poll() well before its 8 s timeout
         assert r["read_ns"] - r["end_ns"] < 2e9, f"miss read {(r['read_ns'] - r['end_ns']) / 1e9:.2f} s late"
-    elif miss:
+    elif miss and r["kind"] == "irq":
         fast_missed += 1
     if matched == 1:
         print("first record's path:", " -> ".join(f"{e}:{c or p}" for e, p, c in ev))
-print(f"matched {matched}/{items}; slow items missed {slow_missed}, others missed {fast_missed}")
-assert matched >= items * 0.9, f"only {matched} of {items} items have their chain"
-assert slow_missed >= (items // 10) * 0.9, "slow items without a miss record"
+print(f"matched {matched}/{items} by cookie: {kinds['irq']} started by the device's IRQ, "
+      f"{kinds['timer']} by the feeder's sleeper timer (answer before it slept); "
+      f"slow items missed {slow_missed}, other IRQ-started items missed {fast_missed}")
+if missing:
+    print(f"items without a record: {missing}")
+# an item can lack a chain only if the feeder neither slept on its timer nor
+# on the device for it (then nothing woke it): rare
+assert matched >= items * 0.97, f"only {matched} of {items} items have their chain"
+assert kinds["irq"] >= items * 0.5, f"only {kinds['irq']} IRQ-started chains"
+assert slow_missed >= len([it for it in slow if it["cookie"] not in missing]), "slow items without a miss record"
 assert fast_missed <= items * 0.1, f"{fast_missed} fast items missed a {dl_us} us deadline"
 tp = int(open(T + "/tp.count").read() or 0)
 print(f"rtmon_deadline_miss events in the trace buffer: {tp}")
