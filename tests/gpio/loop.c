@@ -67,7 +67,7 @@ struct cfg {
 	int random, prio, cpu, json, edges, fail_on_miss, rtmon, quiet;
 	int irq_any;
 	unsigned int hist_rows, slowest;
-	const char *ready, *log, *records, *target;
+	const char *ready, *log, *records, *target, *hist_out;
 	uint64_t wait_s;
 	/* the responder, from --ready or options */
 	char resp_comm[RTM_COMM_LEN + 1];
@@ -116,6 +116,8 @@ static void usage(FILE *f)
 "                     misses, join)\n"
 "  --edges            with --json: the per-edge list\n"
 "  --hist-rows N      rows of the text histogram (default 20)\n"
+"  --hist-out FILE    the response-time histogram as 'rtmonctl hist --json'\n"
+"                     writes it (rtmonctl plot -o FILE.svg --from FILE)\n"
 "  --slowest K        breakdown of the K slowest edges (default 5)\n"
 "  --quiet            no progress messages on stderr\n"
 "  --fail-on-miss     exit 1 when any edge misses the deadline\n"
@@ -563,6 +565,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "edges", no_argument, NULL, 'e' },
 		{ "hist-rows", required_argument, NULL, 'H' },
+		{ "hist-out", required_argument, NULL, 'O' },
 		{ "slowest", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "fail-on-miss", no_argument, NULL, 'F' },
@@ -622,6 +625,7 @@ int main(int argc, char **argv)
 		case 'j': c.json = 1; break;
 		case 'e': c.edges = 1; break;
 		case 'H': c.hist_rows = (unsigned int)opt_u64(prog, "--hist-rows", optarg, 1, 1000); break;
+		case 'O': c.hist_out = optarg; break;
 		case 'K': c.slowest = (unsigned int)opt_u64(prog, "--slowest", optarg, 0, 1000); break;
 		case 'q': c.quiet = 1; break;
 		case 'F': c.fail_on_miss = 1; break;
@@ -1114,6 +1118,29 @@ out_lines:
 				}
 			}
 
+			if (c.hist_out) {
+				json_t *hb = json_array(), *ho;
+
+				for (k = 0; k < RTMON_HIST_NBUCKETS; k++)
+					if (h->b[k])
+						json_array_append_new(hb, json_pack("[I, I]",
+							(json_int_t)k, (json_int_t)h->b[k]));
+				ho = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
+					"name", "gpio-loopback",
+					"count", (json_int_t)st.n, "misses", (json_int_t)dmiss,
+					"timeouts", (json_int_t)lost,
+					"min_ns", (json_int_t)st.min, "avg_ns", (json_int_t)st.avg,
+					"p99_ns", (json_int_t)st.p99, "max_ns", (json_int_t)st.max,
+					"deadline_ns", (json_int_t)(c.deadline_us * 1000),
+					"buckets", hb);
+				if (json_dump_file(ho, c.hist_out, JSON_INDENT(1))) {
+					fprintf(stderr, "%s: --hist-out %s: cannot write it\n",
+						prog, c.hist_out);
+					ret = EXIT_FAIL;
+				}
+				json_decref(ho);
+			}
+
 			jhist = json_array();
 			for (k = 0; k < RTMON_HIST_NBUCKETS; k++)
 				if (h->b[k])
@@ -1239,9 +1266,13 @@ out_lines:
 					rtmon_hist_print(stdout, h, c.hist_rows, 50,
 							 c.deadline_us * 1000);
 				}
-				printf("misses (> %" PRIu64 " us): driver %" PRIu64 ", rtmon %" PRIu64 ", both %zu, provoked %zu\n",
-				       c.deadline_us, dmiss, rmiss, json_array_size(jboth),
-				       json_array_size(jprov));
+				if (recs)
+					printf("misses (> %" PRIu64 " us, or lost): driver %" PRIu64 ", rtmon %" PRIu64 ", both %zu, provoked %zu\n",
+					       c.deadline_us, dmiss, rmiss, json_array_size(jboth),
+					       json_array_size(jprov));
+				else
+					printf("misses (> %" PRIu64 " us, or lost): %" PRIu64 ", provoked %zu\n",
+					       c.deadline_us, dmiss, json_array_size(jprov));
 				if (json_array_size(jmiss_d)) {
 					json_t *v;
 

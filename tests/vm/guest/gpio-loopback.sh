@@ -8,7 +8,8 @@
 # duplicate or extra, rtmon's start within the bound before the gpiolib
 # edge timestamp, rtmon's end between the responder's clock reads around
 # its work_end marker, every chain inside the driver's stimulus..response
-# window. Then 200 edges at a random period joined against the records
+# window; the driver's histogram (--hist-out) plotted by rtmonctl plot.
+# Then 200 edges at a random period joined against the records
 # file of 'rtmonctl records --json' (--records, as with rtmond).
 # timeout: 300
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
@@ -27,9 +28,17 @@ rc=0
 "$LOOP" --board "$BOARD_FILE" --count "$edges" --period-us "$period_us" \
 	--deadline-us $deadline_us --prio 70 --cpu 0 "${BOUND[@]}" \
 	--ready "$W/fixed.ready" --log "$W/fixed.jsonl" --rtmon \
-	--json --edges >"$W/fixed.json" 2>"$W/fixed.loop.err" || rc=$?
+	--hist-out "$W/fixed.hist.json" --json --edges >"$W/fixed.json" 2>"$W/fixed.loop.err" || rc=$?
 respond_wait
 [ $rc -eq 0 ] || fail "rtmon-gpio-loop exit $rc: $(cat "$W/fixed.loop.err"; python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])).get("join"), indent=1))' "$W/fixed.json" 2>/dev/null)"
+
+# the driver's histogram, plotted as rtmonctl plots a target's
+if command -v gnuplot >/dev/null; then
+	$RTMONCTL plot -o "$W/fixed.hist.svg" --from "$W/fixed.hist.json" >/dev/null 2>"$W/plot.err" ||
+		fail "rtmonctl plot of the driver's --hist-out failed"
+	grep -q "<svg" "$W/fixed.hist.svg" || fail "no SVG from rtmonctl plot"
+	note "histogram plotted: fixed.hist.svg"
+fi
 
 # ---- 2: random period, joined against rtmonctl's records file ----
 respond_start random --count 200 --work-us 50 --prio "${RESP_PRIO:-40}" --cpu 1
