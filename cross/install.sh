@@ -124,7 +124,9 @@ if [ -n "$dest" ]; then
 else
 	depmod "$running"
 fi
-echo "install.sh: rtmon installed for $running${dest:+ under $dest}${rtmond:- (without rtmond)}"
+without=' (without rtmond)'
+[ -z "$rtmond" ] || without=
+echo "install.sh: rtmon installed for $running${dest:+ under $dest}$without"
 # rtmond runs here: its libraries load and it reads the shipped configuration
 if [ -n "$rtmond" ] && [ -z "$dest" ]; then
 	if ! out=$(/usr/local/sbin/rtmond --check -c etc/rtmon/rtmon.conf 2>&1); then
