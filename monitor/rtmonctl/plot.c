@@ -253,6 +253,11 @@ static int run_gnuplot(const char *gp, const char *script)
 		dup2(p[0], STDIN_FILENO);
 		close(p[0]);
 		close(p[1]);
+		/* the script is UTF-8 (µs): in the C locale (a service, a
+		 * minimal board) gnuplot warns that it cannot convert it
+		 */
+		if (!getenv("LC_ALL") && !getenv("LC_CTYPE") && !getenv("LANG"))
+			setenv("LC_CTYPE", "C.UTF-8", 1);
 		execl(gp, gp, (char *)NULL);
 		_exit(127);
 	}
