@@ -33,6 +33,7 @@ pkgs=(
 	libjansson-dev
 	# packaging tests: the DKMS build of rtmon-dkms
 	dkms
+	debootstrap # tests/boot: the Debian 12 root of the systemd boot test
 	# rtmond: configuration, metrics endpoint, capabilities; tests: curl, ip
 	libconfig-dev libmicrohttpd-dev libcap-dev curl iproute2
 	# rtmond: systemd readiness/watchdog (sd_notify); rtmonctl plot
