@@ -380,7 +380,7 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
 	u32 s = rtm_ld32(&ch->state);
 	/* a cookie branch completes with its cookie in the record */
-	u32 flags = (u32)(br->flags & RTM_BF_COOKIE) << RTM_BF_COOKIE_SHIFT;
+	u32 flags = br->flags & RTM_BF_COOKIE;
 	u64 start;
 
 	for (;;) {

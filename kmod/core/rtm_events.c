@@ -266,6 +266,24 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu);
 
 /*
+ * Branch b woke a task whose comm a broad-source target may want: its
+ * chain may be reported overdue for that target (rtm_tick). A hint, read
+ * without the target set's retry loop. (Not for IRQ threads: a target of
+ * an IRQ's own chains names the IRQ, and takes all of them.)
+ */
+static inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+	struct rtm_chain *ch;
+
+	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(br->comm)))
+		return;
+	/* the chain's line is already ours: rtm_hop_add just reserved a hop */
+	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	rtm_or32(&ch->xflags, RTM_CX_CANDIDATE);
+}
+
+/*
  * Branch b woke task pid: it waits in the task table for the task's
  * switch_in, unless the task is running already (see rtm_wake_running).
  */
@@ -279,7 +297,7 @@ static inline void rtm_task_wake(struct rtm_core *c, u32 cpu, u32 pid, u32 b,
 		rtm_task_put(c, cpu, pid, b);
 }
 
-static rtm_noinline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
+static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 				u32 pid, u32 tgid, const char *comm,
 				int run_cpu)
 {
@@ -338,7 +356,7 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 				RTM_C_BR_MERGED : RTM_C_BR_STALE);
 }
 
-static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
+static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 ctx, u32 waker_pid,
 					 u32 pid, u32 tgid, const char *comm,
 					 int run_cpu)
@@ -381,9 +399,26 @@ static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
 		nbr->tgid = tgid;
 		rtm_comm_load(nbr->comm, comm);
 		rtm_hop_add(c, cpu, nb, RTM_HOP_WAKING, ctx, pid, nbr->comm, ts);
+		rtm_mark_candidate(c, nb);
 		rtm_task_wake(c, cpu, pid, nb, ts, run_cpu);
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
+}
+
+/* the common wakeup: run_cpu -1 folded in, one argument less */
+static rtm_noinline void rtm_waking_slow(struct rtm_core *c, u32 cpu,
+					 u64 ts, u32 ctx, u32 waker_pid,
+					 u32 pid, u32 tgid, const char *comm)
+{
+	rtm_waking_body(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, -1);
+}
+
+static rtm_noinline void rtm_waking_slow_running(struct rtm_core *c, u32 cpu,
+					 u64 ts, u32 ctx, u32 waker_pid,
+					 u32 pid, u32 tgid, const char *comm,
+					 int run_cpu)
+{
+	rtm_waking_body(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, run_cpu);
 }
 
 void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
@@ -397,7 +432,7 @@ void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	/* fast exit: no branch in the waker's context, nothing armed */
 	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
 		return;
-	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, -1);
+	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
 }
 
 void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
@@ -411,7 +446,8 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	pc = &c->cpus[cpu];
 	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
 		return;
-	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm, run_cpu);
+	rtm_waking_slow_running(c, cpu, ts, ctx, waker_pid, pid, tgid, comm,
+				run_cpu);
 }
 
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,

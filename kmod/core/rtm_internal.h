@@ -182,6 +182,9 @@ struct rtm_targets {
 	u32 pad;
 	struct rtm_tset master;		/* writer's copy */
 	struct rtm_tset copy[2];
+	rtm_a64 bloom_broad;		/* comm filter of the task targets of
+					 * broad sources (any IRQ, timers): a
+					 * hint for the hot path */
 };
 
 /* ---- objects ---- */
@@ -218,6 +221,8 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 /* chain xflags */
 #define RTM_CX_DROPPED		0x01
 #define RTM_CX_MERGED		0x02
+#define RTM_CX_CANDIDATE	0x04	/* woke a task that may be a target's
+					 * (bloom_broad): may be overdue */
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -234,11 +239,9 @@ struct rtm_chain {
 
 /* branch flags */
 #define RTM_BF_IRQTHREAD	0x01	/* task woken as this IRQ's thread */
-#define RTM_BF_COOKIE		0x02	/* work cookie branch (work_begin) */
-/* the record flag of a branch's cookie, without a branch */
-#define RTM_BF_COOKIE_SHIFT	6
-_Static_assert((RTM_BF_COOKIE << RTM_BF_COOKIE_SHIFT) == RTM_REC_F_COOKIE,
-	       "RTM_BF_COOKIE maps onto RTM_REC_F_COOKIE");
+/* work cookie branch (work_begin): the record flag's own bit, no shift */
+#define RTM_BF_COOKIE		RTM_REC_F_COOKIE
+_Static_assert(RTM_REC_F_COOKIE <= 0xffff, "RTM_BF_COOKIE fits branch flags");
 
 struct rtm_branch {
 	rtm_a32 chain;		/* peeked by tick without ownership */
@@ -352,7 +355,7 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		     u64 source, u32 pid, u32 tgid, const u64 *comm);
 int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u64 *deadline, u32 *target);
+			       bool candidate, u64 *deadline, u32 *target);
 u64 rtm_target_min_deadline(struct rtm_core *c);
 
 /*

@@ -22,6 +22,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 {
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
+	u64 broad = 0;
 	u32 i;
 
 	m->active = 0;
@@ -42,6 +43,9 @@ static void rtm_targets_publish(struct rtm_core *c)
 				m->bloom[t->end] |= rtm_comm_bit(t->comm);
 			else
 				m->bloom[t->end] = ~0ull;
+			if (t->src != RTM_SRC_IRQ)
+				broad |= t->comm[0] | t->comm[1] ?
+					 rtm_comm_bit(t->comm) : ~0ull;
 		}
 		else
 			m->irqonly |= 1u << i;
@@ -52,6 +56,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 		if (t->src == RTM_SRC_IRQ)
 			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
 	}
+	rtm_st64(&c->tg.bloom_broad, broad);
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[1] */
 	memcpy(&c->tg.copy[0], m, sizeof(*m));
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[0] */
@@ -143,8 +148,16 @@ int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source)
 }
 
 /* Smallest non-zero deadline among targets accepting the source. */
+/*
+ * The smallest deadline among targets accepting this chain source, for an
+ * overdue report. A task target of a broad source (any IRQ, timers) counts
+ * only for a candidate chain, one that woke a task its comm filter may
+ * match: any other open chain (a disk or network interrupt's, say) is not
+ * late for it. Targets of one IRQ, and IRQ-only targets, take every chain
+ * of their IRQ.
+ */
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u64 *deadline, u32 *target)
+			       bool candidate, u64 *deadline, u32 *target)
 {
 	const struct rtm_tset *ts;
 	u32 seq, mask, i;
@@ -161,6 +174,9 @@ void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 			mask &= mask - 1;
 			if (!ts->t[i].deadline ||
 			    !rtm_src_ok(&ts->t[i], kind, source))
+				continue;
+			if (ts->t[i].has_task && ts->t[i].src != RTM_SRC_IRQ &&
+			    !candidate)
 				continue;
 			if (!best || ts->t[i].deadline < best) {
 				best = ts->t[i].deadline;

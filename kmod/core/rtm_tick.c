@@ -35,7 +35,9 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 		goto out;
 	if (overdue) {
 		/* the smallest deadline among targets accepting this source */
-		rtm_target_chain_deadline(c, ch->kind, ch->source, &dl, &dlt);
+		rtm_target_chain_deadline(c, ch->kind, ch->source,
+					  rtm_ld32(&ch->xflags) & RTM_CX_CANDIDATE,
+					  &dl, &dlt);
 		if (dl && age > dl &&
 		    rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
 			rtm_count(c, cpu, RTM_C_OVERDUE);
