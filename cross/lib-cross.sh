@@ -58,7 +58,7 @@ deb_specs() {
 # ("SONAME PKG" for every shared library it holds, to map a binary's
 # NEEDED entries to the packages that provide them).
 cross_sysroot() {
-	local pkgs specs id d s f name ver arch
+	local pkgs specs id d s f name ver arch lk
 	# shellcheck disable=SC2086
 	pkgs=$(BOARD_SUITE=$(host_suite) && deb_closure $CROSS_DEV_PKGS) || exit 1
 	[ -n "$pkgs" ] || die "cannot resolve $CROSS_DEV_PKGS for $BOARD_DEB_ARCH with apt-cache (run 'make deps')"
@@ -66,6 +66,10 @@ cross_sysroot() {
 	specs=$(BOARD_SUITE=$(host_suite) && deb_specs $pkgs) || exit 1
 	id=$(echo "$specs" | cksum | cut -d' ' -f1)
 	d=$RTMON_CACHE/userland/$BOARD_DEB_ARCH-sysroot-$id
+	mkdir -p "$RTMON_CACHE/userland"
+	# boards of one architecture share it (make check builds them at once)
+	exec {lk}>"$d.lock"
+	flock "$lk"
 	if [ ! -f "$d/.complete" ]; then
 		rm -rf "$d" "$d.tmp"
 		# shellcheck disable=SC2086
@@ -86,6 +90,7 @@ cross_sysroot() {
 		mv "$d.tmp" "$d"
 		touch "$d/.complete"
 	fi
+	exec {lk}>&-
 	echo "$d"
 }
 

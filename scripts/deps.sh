@@ -44,7 +44,8 @@ pkgs=(
 	# cache by scripts/lib-board.sh, not installed.
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf
 	libc6-dev-arm64-cross libc6-dev-armhf-cross qemu-system-arm
-	debootstrap # boards with BOARD_TOOLCHAIN=chroot: the kernel's compiler in a chroot of its suite
+	# (debootstrap, above, also makes the chroot of BOARD_TOOLCHAIN=chroot boards:
+	# the kernel's compiler in a chroot of its suite)
 )
 
 # the ARM boards' Debian architectures, so apt can resolve and download
