@@ -317,6 +317,31 @@ static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u
 }
 
 /*
+ * The switch_in target that branch br's task is (-1: none), and its
+ * deadline in *dl: the task runs now.
+ */
+static rtm_always_inline int rtm_switch_in_target(struct rtm_core *c,
+						  const struct rtm_branch *br,
+						  u64 *dl)
+{
+	const struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	const struct rtm_tset *t;
+	u32 seq;
+	int tid;
+
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = -1;
+		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
+			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
+					       ch->kind, ch->source, br->pid,
+					       br->tgid, br->comm);
+		*dl = tid >= 0 ? t->t[tid].deadline : 0;
+	} while (rtm_tset_retry(c, seq));
+	return tid;
+}
+
+/*
  * Branch nb woke task pid that is running on run_cpu: no switch_in will
  * follow. A switch_in target is reached now; otherwise nb becomes the
  * task's current branch there, replacing the branch of the chain it was
@@ -329,21 +354,11 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu)
 {
 	struct rtm_branch *br = rtm_br(c, nb);
-	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	const struct rtm_tset *t;
-	u32 seq, old, pid;
+	u32 old, pid;
 	int tid;
 	u64 dl;
 
-	do {
-		t = rtm_tset_begin(c, &seq);
-		tid = -1;
-		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
-			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
-					       ch->kind, ch->source, br->pid,
-					       br->tgid, br->comm);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
-	} while (rtm_tset_retry(c, seq));
+	tid = rtm_switch_in_target(c, br, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, nb, ts, tid, dl, br->pid, br->tgid,
 				  br->comm);
@@ -501,10 +516,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			  u64 ts, u32 next, u32 tgid, const char *comm)
 {
-	const struct rtm_tset *t;
 	struct rtm_branch *br;
-	struct rtm_chain *ch;
-	u32 seq, b;
+	u32 b;
 	int tid;
 	u64 dl;
 
@@ -522,16 +535,7 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		rtm_comm_load(br->comm, comm);
 	rtm_hop_add(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next, br->comm,
 		    ts);
-	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	do {
-		t = rtm_tset_begin(c, &seq);
-		tid = -1;
-		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
-			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
-					       ch->kind, ch->source, br->pid,
-					       br->tgid, br->comm);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
-	} while (rtm_tset_retry(c, seq));
+	tid = rtm_switch_in_target(c, br, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 		return;
