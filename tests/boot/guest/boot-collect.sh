@@ -55,6 +55,15 @@ rtmonctl targets list >"$out/rtmonctl-targets.txt" 2>&1
 	head -n 2 /var/lib/rtmon/misses.jsonl
 } >"$out/rtmond-outputs.txt" 2>&1
 
+step "cyclictest: the default configuration's target at work"
+# 3 s of cyclictest (1 ms period): the module's target "cyclictest" counts
+# its chains, rtmond reads the records (its histogram, written every second)
+mkdir -p "$out/records"
+cyclictest -q -m -p 80 -t 1 -i 1000 -D 3 >"$out/records/cyclictest.txt" 2>&1
+sleep 2.5
+cat /proc/rtmon/status >"$out/records/proc-status.txt" 2>&1
+rtmonctl --json hist cyclictest >"$out/records/hist.json" 2>&1
+
 step "kill -9 rtmond"
 # Restart=on-failure: SIGKILL rtmond, systemd must start a new one
 pid=$(systemctl show -p MainPID --value rtmon.service)
@@ -77,6 +86,21 @@ systemctl show rtmon.service "${props[@]}" >"$out/after-kill/show.txt" 2>&1
 journalctl -b -u rtmon.service -o short-monotonic --no-pager >"$out/after-kill/journal-rtmon.txt" 2>&1
 rtmonctl targets list >"$out/after-kill/rtmonctl-targets.txt" 2>&1
 systemctl --failed --no-legend --plain --no-pager >"$out/after-kill/failed.txt" 2>&1
+step "systemctl stop, modprobe -r, systemctl start"
+# the module stays loaded when rtmond stops (records wait for the next
+# start); removing it is 'systemctl stop rtmon && modprobe -r rtmon'; a
+# start loads it again (ExecStartPre)
+st=$out/stop
+mkdir -p "$st"
+systemctl stop rtmon.service; echo "$?" >"$st/stop-rc.txt"
+systemctl show rtmon.service "${props[@]}" >"$st/show.txt" 2>&1
+modprobe -r rtmon; echo "$?" >"$st/modprobe-r-rc.txt"
+lsmod >"$st/lsmod-after-unload.txt" 2>&1
+dmesg | grep 'rtmon' | tail -n 3 >"$st/dmesg.txt" 2>&1
+systemctl start rtmon.service; echo "$?" >"$st/start-rc.txt"
+systemctl is-active rtmon.service >"$st/is-active-after-start.txt" 2>&1
+lsmod >"$st/lsmod-after-start.txt" 2>&1
+rtmonctl targets list >"$st/rtmonctl-targets.txt" 2>&1
 # systemd-analyze blame and critical-chain only with RTMON_BOOT_ANALYZE=1:
 # PID 1 answers the first query of each unit slowly here (about a second of
 # its CPU per unit, and lookups over 9p: it works out the unit's
