@@ -1,6 +1,6 @@
 #!/bin/sh
-# packaging/build-debs.sh [OUTDIR]: Debian packages of rtmon with dpkg-deb
-# (no debhelper needed), for the build machine's architecture:
+# packaging/build-debs.sh [--arch amd64|arm64|armhf] [OUTDIR]: Debian
+# packages of rtmon with dpkg-deb (no debhelper needed):
 #   rtmon-dkms_V-1_all.deb   module sources in /usr/src/rtmon-V + dkms.conf:
 #                            dkms builds rtmon.ko for every installed kernel
 #                            that has headers, and again on kernel updates
@@ -9,27 +9,106 @@
 #                            modprobe.d, udev rule, tmpfiles.d, sysusers.d
 #   librtmon0_V-1_ARCH.deb   librtmon.so.0, librtmon-ust.so.0
 #   librtmon-dev_V-1_ARCH.deb headers, librtmon.so, librtmon.a, librtmon.pc
-# OUTDIR defaults to build/deb. Builds the user space first (make -C monitor).
-# Dependencies of the binaries come from the libraries they load (ldd,
-# dpkg -S on the build machine), so build on the release you install on.
+# OUTDIR defaults to build/deb; the .debs of ARCH (and the _all one) there
+# are replaced, other architectures' are left.
+# ARCH defaults to the build machine's: the user space is built first
+# (make -C monitor) and the Depends come from the libraries the binaries
+# load (ldd, dpkg -S on the build machine), so build on the release you
+# install on.
+# --arch arm64 / armhf: the user space cross-built for qemu-arm64-rt /
+# qemu-armhf-rt (cross/build-user: rtmond dynamic against the board's
+# Debian 12 libraries, rtmonctl and rtmon-mark static) plus librtmon.so and
+# librtmon-ust.so built here the same way; the Depends are the packages
+# holding the libraries in their NEEDED entries (cross/build-user's
+# runtime-packages for rtmond; the sysroot's sonames for the libraries).
+# Same files and maintainer scripts, libraries in /usr/lib/aarch64-linux-gnu
+# or /usr/lib/arm-linux-gnueabihf.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+host=$(dpkg --print-architecture)
+arch=$host
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) [ $# -ge 2 ] || { echo "build-debs.sh: --arch needs a value" >&2; exit 2; }
+		arch=$2; shift 2 ;;
+	--arch=*) arch=${1#--arch=}; shift ;;
+	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+	-*) echo "build-debs.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -le 1 ] || { echo "usage: packaging/build-debs.sh [--arch amd64|arm64|armhf] [OUTDIR]" >&2; exit 2; }
+board=
+if [ "$arch" != "$host" ]; then
+	case "$arch" in
+	arm64) board=qemu-arm64-rt ;;
+	armhf) board=qemu-armhf-rt ;;
+	*) echo "build-debs.sh: no cross build for architecture '$arch' (amd64 on amd64, arm64, armhf)" >&2; exit 2 ;;
+	esac
+fi
 out=${1:-$top/build/deb}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 version=$(sed -n 's/^VERSION :*= *//p' "$top/monitor/Makefile")
 debver=$version-1
-arch=$(dpkg --print-architecture)
-stage=$out/stage
+stage=$out/stage-$arch
 rm -rf "$stage"
 mkdir -p "$stage"
-rm -f "$out"/*.deb
+rm -f "$out"/*_"$arch".deb "$out"/*_all.deb
 
-make -s -C "$top/monitor" >&2
+# board_sh CMD...: CMD in bash with the board's definitions loaded
+# (scripts/lib-board.sh, cross/lib-cross.sh: cross_sysroot, runtime_pkgs;
+# BOARD_* exported, for printenv)
+board_sh() {
+	bash -c '. "$0/scripts/lib-board.sh" && . "$0/cross/lib-cross.sh" && set -a && board_load "$1" && set +a &&
+		shift && "$@"' \
+		"$top" "$board" "$@"
+}
 
-# deps_of FILE...: the Debian packages holding the libraries the files link
-# directly (DT_NEEDED), found through ldd
-deps_of() {
+if [ -z "$board" ]; then
+	make -s -C "$top/monitor" >&2
+	build=$top/build/monitor
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+else
+	# rtmond, rtmonctl, rtmon-mark, librtmon.a: cross/build-user (prints its
+	# output directory last)
+	cout=$("$top/cross/build-user" "$board" | tail -n 1)
+	[ -x "$cout/monitor/rtmond" ] && [ -s "$cout/runtime-packages" ] ||
+		{ echo "build-debs.sh: cross/build-user $board left no rtmond/runtime-packages in '$cout'" >&2; exit 1; }
+	sr=$(board_sh cross_sysroot)
+	ma=$(board_sh board_triplet)
+	cc=$(board_sh printenv BOARD_CROSS_COMPILE)gcc
+	command -v "$cc" >/dev/null || { echo "build-debs.sh: $cc not found for $arch" >&2; exit 1; }
+	# the shared libraries and librtmon.pc, which cross/build-user does not
+	# make: same compiler, flags and sysroot (build/deb-cross/ARCH)
+	build=$top/build/deb-cross/$arch
+	PKG_CONFIG_LIBDIR=$sr/usr/lib/$ma/pkgconfig:$sr/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sr \
+	make -s -C "$top/monitor" CC="$cc" AR="${cc%gcc}ar" O="$build" \
+		CFLAGS="-O2 -g -I$sr/usr/include -I$sr/usr/include/$ma" \
+		LDFLAGS="-L$sr/usr/lib/$ma -L$sr/lib/$ma -Wl,-rpath-link,$sr/usr/lib/$ma:$sr/lib/$ma" \
+		"$build/librtmon.so" "$build/librtmon-ust.so" "$build/librtmon.pc" >&2
+	for f in rtmond rtmonctl rtmon-mark librtmon.a; do
+		cp "$cout/monitor/$f" "$build/$f"
+	done
+fi
+
+# pkgs_of FILE...: the Debian packages holding the libraries the files link
+# directly (DT_NEEDED), one a line: found through ldd and dpkg -S on the
+# build machine, through the sysroot's sonames (runtime_pkgs of
+# cross/lib-cross.sh, as cross/build-user does for rtmond) for another arch
+pkgs_of() {
+	if [ -n "$board" ]; then
+		for f in "$@"; do
+			board_sh runtime_pkgs "$sr" "$f"
+		done >"$stage/needed"
+		if grep -q ' ?$' "$stage/needed"; then
+			echo "build-debs.sh: no package of the $arch sysroot holds: $(awk '$2 == "?" { print $1 }' "$stage/needed" | paste -sd' ')" >&2
+			exit 1
+		fi
+		awk '{ print $2 }' "$stage/needed"
+		rm -f "$stage/needed"
+		return
+	fi
 	for f in "$@"; do
 		readelf -d "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' >"$stage/needed"
 		ldd "$f" | awk 'NR == FNR { n[$1] = 1; next } $2 == "=>" && ($1 in n) && $3 ~ /^\// { print $3 }' \
@@ -37,8 +116,14 @@ deps_of() {
 	done | sort -u |
 	while read -r lib; do
 		dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null || true
-	done | sed 's/:.*//' | sort -u | grep -v '^librtmon' | paste -sd, - | sed 's/,/, /g'
+	done | sed 's/:.*//'
 	rm -f "$stage/needed"
+}
+
+# depends FILE: the lines of FILE (package names) as a Depends value, sorted,
+# without librtmon's own
+depends() {
+	sort -u "$1" | grep -v '^librtmon' | paste -sd, - | sed 's/,/, /g'
 }
 
 # control PKG ARCH DEPENDS SECTION DESCRIPTION [EXTRA-FIELDS]
@@ -71,13 +156,13 @@ scripts() {
 
 inst() { # inst PKG COMPONENT
 	mkdir -p "$stage/$1"
-	DESTDIR=$stage/$1 PREFIX=/usr "$top/scripts/install.sh" "$2" >/dev/null
+	DESTDIR=$stage/$1 PREFIX=/usr BUILD=$build MULTIARCH=$ma "$top/scripts/install.sh" "$2" >/dev/null
 }
 
 inst librtmon0 lib
-ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-control librtmon0 "$arch" "$(deps_of "$stage/librtmon0/usr/lib/$ma/librtmon.so.$version" \
-	"$stage/librtmon0/usr/lib/$ma/librtmon-ust.so.$version")" libs \
+pkgs_of "$stage/librtmon0/usr/lib/$ma/librtmon.so.$version" \
+	"$stage/librtmon0/usr/lib/$ma/librtmon-ust.so.$version" >"$stage/deps"
+control librtmon0 "$arch" "$(depends "$stage/deps")" libs \
 	"rtmon work markers and /dev/rtmon control (shared library)
  librtmon marks where an application takes up a work item and where it is
  done (rtmon_work_begin/rtmon_work_end), so that rtmon follows a chain from
@@ -92,8 +177,16 @@ control librtmon-dev "$arch" "librtmon0 (= $debver), linux-libc-dev" libdevel \
  librtmon.pc for pkg-config." "Multi-Arch: same"
 
 inst rtmon daemon
-control rtmon "$arch" "$(deps_of "$stage/rtmon/usr/sbin/rtmond" "$stage/rtmon/usr/bin/rtmonctl" \
-	"$stage/rtmon/usr/bin/rtmon-mark"), kmod" admin \
+if [ -n "$board" ]; then
+	# rtmond: the packages cross/build-user derived from its NEEDED entries;
+	# rtmonctl and rtmon-mark are static there (none)
+	{ cat "$cout/runtime-packages"
+	  pkgs_of "$stage/rtmon/usr/bin/rtmonctl" "$stage/rtmon/usr/bin/rtmon-mark"; } >"$stage/deps"
+else
+	pkgs_of "$stage/rtmon/usr/sbin/rtmond" "$stage/rtmon/usr/bin/rtmonctl" \
+		"$stage/rtmon/usr/bin/rtmon-mark" >"$stage/deps"
+fi
+control rtmon "$arch" "$(depends "$stage/deps"), kmod" admin \
 	"real-time response-time monitor: daemon and tools
  rtmond reads the chain records of the rtmon kernel module, keeps per-target
  latency histograms, saves ftrace and LTTng snapshots of every deadline miss
@@ -108,8 +201,8 @@ inst rtmon-dkms dkms
 control rtmon-dkms all "dkms (>= 2.1.0.0), make" kernel \
 	"real-time response-time monitor: kernel module sources (DKMS)
  Sources of rtmon.ko, built by DKMS for every installed kernel with headers
- (linux-headers-rt-$arch for Debian's PREEMPT_RT kernels) and rebuilt on
- kernel updates." "Provides: rtmon-modules"
+ (linux-headers-rt-amd64, -rt-arm64 or -rt-armmp for Debian's PREEMPT_RT
+ kernels) and rebuilt on kernel updates." "Provides: rtmon-modules"
 scripts rtmon-dkms
 
 for p in librtmon0 librtmon-dev rtmon rtmon-dkms; do
