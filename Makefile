@@ -9,7 +9,8 @@
 #   make cross BOARD=NAME   module + static user space for an ARM board
 #   make dist BOARD=NAME [KDIR=...]   install tarball for a board
 #   make check-arm   the emulated ARM boards only
-#   make install [DESTDIR=..] [PREFIX=..], make debs, make check-pkg
+#   make install [DESTDIR=..] [PREFIX=..], make check-pkg
+#   make debs [ARCH=arm64|armhf], make debs-arm   Debian packages (build/deb)
 #   make clean
 
 BOARD ?= qemu-x86_64-rt
@@ -54,9 +55,16 @@ install:
 	$(MAKE) -C monitor
 	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' scripts/install.sh
 
-# Debian packages: rtmon, rtmon-dkms, librtmon0, librtmon-dev (build/debs)
+# Debian packages: rtmon, rtmon-dkms, librtmon0, librtmon-dev (build/deb);
+# make debs ARCH=arm64|armhf: from the cross-built user space (ARCH only
+# from the command line: a kernel-style ARCH in the environment is ignored)
 debs:
-	packaging/build-debs.sh
+	packaging/build-debs.sh $(if $(filter command line,$(origin ARCH)),--arch $(ARCH))
+
+# the .debs for both ARM architectures (build/deb: *_arm64.deb, *_armhf.deb)
+debs-arm:
+	packaging/build-debs.sh --arch arm64
+	packaging/build-debs.sh --arch armhf
 
 # packaging and the boot-time unit only
 check-pkg:
@@ -65,4 +73,4 @@ check-pkg:
 clean:
 	rm -rf build
 
-.PHONY: all deps kmod cross dist check-arm install debs check-pkg check demo bench clean
+.PHONY: all deps kmod cross dist check-arm install debs debs-arm check-pkg check demo bench clean
