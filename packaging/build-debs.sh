@@ -77,7 +77,8 @@ else
 		{ echo "build-debs.sh: cross/build-user $board left no rtmond/runtime-packages in '$cout'" >&2; exit 1; }
 	sr=$(board_sh cross_sysroot)
 	ma=$(board_sh board_triplet)
-	cc=$(board_sh printenv BOARD_CROSS_COMPILE)gcc
+	cc=$(board_sh printenv BOARD_CROSS_COMPILE)gcc ||
+		{ echo "build-debs.sh: board $board has no BOARD_CROSS_COMPILE" >&2; exit 1; }
 	command -v "$cc" >/dev/null || { echo "build-debs.sh: $cc not found for $arch" >&2; exit 1; }
 	# the shared libraries and librtmon.pc, which cross/build-user does not
 	# make: same compiler, flags and sysroot (build/deb-cross/ARCH)
