@@ -3,7 +3,8 @@
 # reading a file of the 9p share (each read is answered by the virtio
 # device's interrupt). Every 10th item the worker spins past the deadline.
 # Checks: records are joined with the items by cookie (record version 2):
-# no item has two, at least 95% have one, ending at the worker's work_end
+# no item has two, at least 90% have one (see chain-dispatch.sh for the
+# ways an item can lack one), ending at the worker's work_end
 # with the dispatcher's work_begin on the path; slow items are deadline
 # misses. The target takes any source: an item whose device answer comes
 # before the feeder sleeps on it continues the feeder's chain from its
@@ -69,7 +70,7 @@ awk -v items="$items" '
 			else if (rm[j] == "true") fmiss++
 		}
 		printf "matched %d/%d by cookie; slow items missed %d/%d, others missed %d\n", matched, ni, smiss, nslow, fmiss
-		if (matched < items * 0.95) { print "too few items have their chain"; exit 1 }
+		if (matched < items * 0.9) { print "too few items have their chain"; exit 1 }
 		if (smiss < nslow) { print "slow items without a miss record"; exit 1 }
 	}' "$T/items" "$T/done" || fail "records do not match the items"
 rtmon_unload
