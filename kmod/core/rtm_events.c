@@ -317,12 +317,13 @@ static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u
 }
 
 /*
- * The switch_in target that branch br's task is (-1: none), and its
- * deadline in *dl: the task runs now.
+ * The target whose end condition "end" branch br's task meets now (-1:
+ * none), and its deadline in *dl. At a block, an IRQ thread also ends the
+ * chain of an IRQ-only target of its IRQ.
  */
-static rtm_always_inline int rtm_switch_in_target(struct rtm_core *c,
-						  const struct rtm_branch *br,
-						  u64 *dl)
+static rtm_always_inline int rtm_end_target(struct rtm_core *c,
+					    const struct rtm_branch *br,
+					    u32 end, u64 *dl)
 {
 	const struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	const struct rtm_tset *t;
@@ -332,10 +333,13 @@ static rtm_always_inline int rtm_switch_in_target(struct rtm_core *c,
 	do {
 		t = rtm_tset_begin(c, &seq);
 		tid = -1;
-		if (rtm_target_maybe(t, RTM_END_SWITCH_IN, br->comm))
-			tid = rtm_target_match(t, t->end_mask[RTM_END_SWITCH_IN],
-					       ch->kind, ch->source, br->pid,
-					       br->tgid, br->comm);
+		if (rtm_target_maybe(t, end, br->comm))
+			tid = rtm_target_match(t, t->end_mask[end], ch->kind,
+					       ch->source, br->pid, br->tgid,
+					       br->comm);
+		if (end == RTM_END_BLOCK && tid < 0 &&
+		    (br->flags & RTM_BF_IRQTHREAD))
+			tid = rtm_target_irqonly(t, ch->kind, ch->source);
 		*dl = tid >= 0 ? t->t[tid].deadline : 0;
 	} while (rtm_tset_retry(c, seq));
 	return tid;
@@ -358,7 +362,7 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 	int tid;
 	u64 dl;
 
-	tid = rtm_switch_in_target(c, br, &dl);
+	tid = rtm_end_target(c, br, RTM_END_SWITCH_IN, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, nb, ts, tid, dl, br->pid, br->tgid,
 				  br->comm);
@@ -468,10 +472,8 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state)
 {
-	const struct rtm_tset *t;
 	struct rtm_branch *br;
-	struct rtm_chain *ch;
-	u32 seq, b;
+	u32 b;
 	int tid;
 	u64 dl;
 
@@ -492,18 +494,7 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		rtm_task_put(c, cpu, prev, b);
 		return;
 	}
-	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	do {
-		t = rtm_tset_begin(c, &seq);
-		tid = -1;
-		if (rtm_target_maybe(t, RTM_END_BLOCK, br->comm))
-			tid = rtm_target_match(t, t->end_mask[RTM_END_BLOCK],
-					       ch->kind, ch->source, br->pid,
-					       br->tgid, br->comm);
-		if (tid < 0 && (br->flags & RTM_BF_IRQTHREAD))
-			tid = rtm_target_irqonly(t, ch->kind, ch->source);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
-	} while (rtm_tset_retry(c, seq));
+	tid = rtm_end_target(c, br, RTM_END_BLOCK, &dl);
 	if (tid < 0) {
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
@@ -535,7 +526,7 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		rtm_comm_load(br->comm, comm);
 	rtm_hop_add(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next, br->comm,
 		    ts);
-	tid = rtm_switch_in_target(c, br, &dl);
+	tid = rtm_end_target(c, br, RTM_END_SWITCH_IN, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 		return;
