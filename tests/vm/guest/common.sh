@@ -45,3 +45,10 @@ rtmon_unload() {
 # the probes rtmon attaches to, as the status file names them
 RTMON_PROBES="irq_handler_entry irq_handler_exit softirq_raise softirq_entry softirq_exit
 hrtimer_expire_entry hrtimer_expire_exit sched_waking sched_switch"
+
+# probe_hits NAME [FILE]: the hit count of one probe from the status file,
+# or from a copy of it taken earlier (one read gives a consistent set)
+probe_hits() {
+	awk -v p="$1" '$1 == p && $3 == "hits" { print $4; found = 1 } END { exit !found }' \
+		"${2:-/proc/rtmon/status}" || fail "probe $1 not in ${2:-/proc/rtmon/status}"
+}

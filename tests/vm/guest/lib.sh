@@ -2,13 +2,6 @@
 # Helpers for guest test scripts (sourced; runs inside the QEMU guest).
 . "$RTMON_TOP/tests/vm/guest/common.sh"
 
-# probe_hits NAME [FILE]: the hit count of one probe from the status file,
-# or from a copy of it taken earlier (one read gives a consistent set)
-probe_hits() {
-	awk -v p="$1" '$1 == p && $3 == "hits" { print $4; found = 1 } END { exit !found }' \
-		"${2:-/proc/rtmon/status}" || fail "probe $1 not in ${2:-/proc/rtmon/status}"
-}
-
 # the user-space tools, built on the host (make -C monitor, tests/apps)
 RTMONCTL=$RTMON_TOP/build/monitor/rtmonctl
 APPS=$RTMON_TOP/build/apps

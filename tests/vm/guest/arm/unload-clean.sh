@@ -3,10 +3,6 @@
 # timeout: 90
 . "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
 
-probe_hits() {
-	awk -v p="$1" '$1 == p && $3 == "hits" { print $4; found = 1 } END { exit !found }' \
-		/proc/rtmon/status || fail "probe $1 not in /proc/rtmon/status"
-}
 rtmon_load
 cyclictest -q -m -p 80 -t 1 -i 500 -l 1000 >/dev/null
 before=$(probe_hits hrtimer_expire_entry)
