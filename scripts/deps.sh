@@ -12,6 +12,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+top=$(cd "$(dirname "$0")/.." && pwd)
+# apt_update_retry, host_suite
+. "$top/scripts/lib-board.sh"
 
 pkgs=(
 	# build
@@ -66,8 +69,11 @@ if [ -n "$added_arch" ] ||
 	[ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
 	echo "deps: apt-get update"
 	# a mirror caught mid-sync fails one index (seen for bookworm-security
-	# armhf); the other lists are still good: go on, installs say what lacks
-	apt-get update -qq || echo "deps: apt-get update reported errors (see above); continuing" >&2
+	# armhf): tried again a few times (scripts/lib-board.sh); if it still
+	# fails the other lists are good: go on, the boards that need a lost
+	# list say so when they resolve their packages
+	apt_update_retry "$(host_suite) system state" ||
+		echo "deps: apt-get update still fails (above); continuing with the lists it kept: run 'make deps' again later for what they lack" >&2
 fi
 
 missing=()
@@ -110,7 +116,6 @@ fi
 # and unpacks the headers, their -common-rt package and linux-kbuild into a
 # sysroot in the cache (~/.cache/rtmon/sysroot). Idempotent: a second run
 # finds the sysroot complete.
-top=$(cd "$(dirname "$0")/.." && pwd)
 host=$(. /etc/os-release && echo "$VERSION_CODENAME")
 for b in "$top"/boards/*.board; do
 	suite=$(sed -n 's/^BOARD_SUITE=//p' "$b")

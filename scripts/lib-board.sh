@@ -285,11 +285,65 @@ suite_apt_dir() {
 	echo "$RTMON_CACHE/apt/$1"
 }
 
+# apt_update_retry WHAT ARGS...: 'apt-get ARGS... update', tried again with a
+# pause when it fails (RTMON_APT_TRIES times, default 4; pauses of
+# RTMON_APT_PAUSE seconds, default 15, doubling). A mirror caught mid-sync
+# serves an index whose size or hash does not match its Release file
+# ("Mirror sync in progress?"); apt then drops every list of that Release
+# file, so one bad index of one architecture loses them all. A few minutes
+# later the mirror is whole again. Returns non-zero when every try failed,
+# after naming the indexes that failed (for WHAT: who needs them).
+apt_update_retry() {
+	local what=$1 try tries=${RTMON_APT_TRIES:-4} pause=${RTMON_APT_PAUSE:-15} log
+	shift
+	log=$(mktemp)
+	for ((try = 1; ; try++)); do
+		if command apt-get -qq -o APT::Sandbox::User=root "$@" update >"$log" 2>&1 &&
+			! grep -q '^[EW]: Failed to fetch' "$log"; then
+			rm -f "$log"
+			return 0
+		fi
+		[ "$try" -lt "$tries" ] || break
+		echo "apt-get update ($what) failed, try $try of $tries; again in ${pause}s:" >&2
+		grep -E '^[EW]: Failed to fetch' "$log" | sed 's/^/  /' >&2
+		sleep "$pause"
+		pause=$((pause * 2))
+	done
+	echo "apt-get update ($what) failed $tries times:" >&2
+	grep -E '^[EW]: |Mirror sync' "$log" | sed 's/^/  /' >&2
+	rm -f "$log"
+	return 1
+}
+
+# suite_archs SUITE: the Debian architectures a suite's separate state
+# needs: the build machine's (kbuild, the host libraries of the kernel's
+# tools) and those of the boards of that suite, nothing else. Fetching
+# only these keeps a broken index of an architecture no board uses (seen:
+# trixie main armhf mid-sync) from emptying the whole state.
+suite_archs() {
+	local s=$1 f a archs
+	archs=$(dpkg --print-architecture)
+	for f in "$RTMON_TOP"/boards/*.board; do
+		grep -qx "BOARD_SUITE=$s" "$f" || continue
+		a=$(sed -n 's/^BOARD_DEB_ARCH=//p' "$f")
+		[ -z "$a" ] || [[ " $archs " == *" $a "* ]] || archs="$archs $a"
+	done
+	echo "$archs"
+}
+
+# suite_boards SUITE: the boards that use the suite (for messages).
+suite_boards() {
+	grep -lx "BOARD_SUITE=$1" "$RTMON_TOP"/boards/*.board 2>/dev/null |
+		xargs -r -n1 basename | sed 's/\.board$//' | tr '\n' ' ' | sed 's/ $//'
+}
+
 # suite_apt_update SUITE [force]: write the suite's sources.list and refresh
-# its lists when missing or older than a day (or when asked to). The lists
-# hold the build machine's architectures (dpkg --print-foreign-architectures).
+# its lists when missing or older than a day (or when asked to), for the
+# architectures of suite_archs only. When the refresh fails (mirror
+# mid-sync, no network) but lists from an earlier refresh exist, those are
+# used with a warning: a board whose packages are cached needs no network.
 suite_apt_update() {
-	local s=$1 d fresh archs
+	local s=$1 d fresh archs a opts=()
 	d=$(suite_apt_dir "$s")
 	mkdir -p "$d/lists/partial"
 	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $s main" \
@@ -301,14 +355,22 @@ suite_apt_update() {
 		rm -f "$d"/lists/*_Packages*
 	fi
 	fresh=$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)
-	# architectures added since the last update (dpkg --add-architecture)
-	archs="$(dpkg --print-architecture) $(dpkg --print-foreign-architectures | tr '\n' ' ')"
+	archs=$(suite_archs "$s")
 	[ "$(cat "$d/lists/.rtmon-archs" 2>/dev/null)" = "$archs" ] || fresh=
 	[ -z "$fresh" ] || [ "${2:-}" = force ] || return 0
-	echo "apt-get update ($s, separate state in ${d#"$HOME"/})" >&2
-	command apt-get -qq -o APT::Sandbox::User=root $(suite_apt_opts "$s") update >&2 ||
-		die "apt-get update for $s failed"
-	echo "$archs" >"$d/lists/.rtmon-archs"
+	echo "apt-get update ($s for $archs, separate state in ${d#"$HOME"/})" >&2
+	opts=()
+	for a in $archs; do opts+=(-o "APT::Architectures::=$a"); done
+	# shellcheck disable=SC2046
+	if apt_update_retry "$s" $(suite_apt_opts "$s") "${opts[@]}"; then
+		echo "$archs" >"$d/lists/.rtmon-archs"
+		return 0
+	fi
+	if ls "$d"/lists/*_Packages* >/dev/null 2>&1; then
+		echo "warning: using the $s lists of an earlier update (boards: $(suite_boards "$s"))" >&2
+		return 0
+	fi
+	die "no $s package lists: the boards $(suite_boards "$s") cannot be resolved; run 'make deps' again later (a mirror mid-sync heals within minutes)"
 }
 
 # suite_apt_opts SUITE: apt options selecting the suite's separate state.
