@@ -81,14 +81,29 @@ static inline bool rtmon_wake_is_lock_handoff(struct task_struct *p)
 }
 
 /*
- * The cpu a woken task is running on when the wakeup finds it still
- * current there (queued and on the cpu: ttwu_runnable(), no switch-in
- * follows), else -1. on_cpu exists on SMP kernels only.
+ * Whether p is queued to run. v6.12 (commit 152e11f6df29 "sched/fair:
+ * Implement delayed dequeue") keeps a fair task that blocked on the
+ * runqueue (se.sched_delayed) until it would have been picked: on_rq
+ * alone no longer means runnable. task_is_runnable() came with it.
  */
-static inline int rtmon_wake_running_cpu(struct task_struct *p)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define rtmon_task_queued(p)	task_is_runnable(p)
+#else
+#define rtmon_task_queued(p)	READ_ONCE((p)->on_rq)
+#endif
+
+/*
+ * The cpu a task is running on when it is still current there (queued
+ * and on the cpu): a wakeup then finds it running (ttwu_runnable(), no
+ * switch-in follows), and an IRQ thread in that state runs its next pass
+ * without one. Else -1. A task that blocked but is still on its cpu until
+ * finish_task() (6.12: delayed dequeue keeps it on_rq too) is not
+ * running: a switch-in follows its wakeup. on_cpu exists on SMP only.
+ */
+static inline int rtmon_task_running_cpu(struct task_struct *p)
 {
 #ifdef CONFIG_SMP
-	if (READ_ONCE(p->on_rq) && READ_ONCE(p->on_cpu))
+	if (rtmon_task_queued(p) && READ_ONCE(p->on_cpu))
 		return task_cpu(p);
 	return -1;
 #else

@@ -82,16 +82,35 @@ static void rtmon_irq_entry(void *data, int irq, struct irqaction *action)
 		rtm_ev_irq_entry(c, smp_processor_id(), rtmon_now(), irq);
 }
 
+/*
+ * A handler returning IRQ_WAKE_THREAD has its thread woken right after
+ * this tracepoint (__irq_wake_thread). The core is told which thread, so
+ * it takes only that thread's wakeup as the chain's next hop, in any
+ * context. A thread already awake (TASK_RUNNING: runnable, or running its
+ * previous pass) is only marked to run again and no sched_waking is
+ * traced: the core then hands the chain to the thread's next pass.
+ */
 static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 			   int ret)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
+	struct task_struct *t;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_IRQ_EXIT);
-	if (c)
+	if (!c)
+		return;
+	t = (ret & IRQ_WAKE_THREAD) ? READ_ONCE(action->thread) : NULL;
+	if (!t)
 		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq,
-				ret & IRQ_WAKE_THREAD);
+				ret & IRQ_WAKE_THREAD, 0);
+	else if (READ_ONCE(t->__state) != TASK_RUNNING)
+		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq, 1,
+				t->pid);
+	else
+		rtm_ev_irq_exit_rerun(c, smp_processor_id(), rtmon_now(), irq,
+				      t->pid, t->comm,
+				      rtmon_task_running_cpu(t));
 }
 
 static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
@@ -172,7 +191,7 @@ static void rtmon_sched_waking(void *data, struct task_struct *p)
 	rtmon_count(RTMON_P_SCHED_WAKING);
 	if (!c || in_nmi() || rtmon_wake_is_lock_handoff(p))
 		return;
-	run_cpu = rtmon_wake_running_cpu(p);
+	run_cpu = rtmon_task_running_cpu(p);
 	if (likely(run_cpu < 0))
 		rtm_ev_waking(c, smp_processor_id(), rtmon_now(), rtmon_ctx(),
 			      current->pid, p->pid, p->tgid, p->comm);

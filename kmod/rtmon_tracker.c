@@ -299,6 +299,10 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->drop_cookie_table = s.drop_cookie_bucket;
 	o->drop_hops = s.drop_hops;
 	o->hook_skipped = s.hook_skipped;
+	o->irq_rerun = s.irq_rerun;
+	o->irq_coalesced = s.irq_coalesced;
+	o->irq_nowake = s.irq_nowake;
+	o->work_untraced = s.work_untraced;
 	for_each_possible_cpu(cpu)
 		o->deadline_misses +=
 			READ_ONCE(per_cpu_ptr(rtmon_stats, cpu)->deadline_misses);

@@ -105,6 +105,7 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	}
 	ci = rtm_ld32(&p->chain);
 	rtm_add32_rlx(&rtm_chain_of(c, ci)->ref, 1);	/* we hold one already */
+	p->flags |= RTM_BF_HANDED;	/* the caller owns the parent */
 	br = rtm_br(c, bi);
 	rtm_st32(&br->chain, ci);
 	br->hop = p->hop;
@@ -215,8 +216,46 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
 
-/* Store the branch of a runnable task: at most one per pid, older wins. */
-void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
+/*
+ * An IRQ thread already awake gets a new interrupt's branch b (old: the
+ * branch of its pass under way or pending, owned by the caller). The
+ * kernel runs the thread's handler again after the pass under way, so:
+ * - old's chain is done, or old has handed its work on (woke the task
+ *   that processes it, raised a softirq: RTM_BF_HANDED), so its pass is
+ *   over as far as the chain goes: b takes over (old closed; its chain
+ *   goes on in the branches it forked);
+ * - else the thread has not handled old's interrupt yet and will handle
+ *   both in one pass: old is kept, b's interrupt is coalesced into it
+ *   (record flag COALESCED, counted: that interrupt has no record).
+ * Returns the branch kept; the other is freed.
+ */
+u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
+{
+	struct rtm_chain *ch;
+
+	if (rtm_branch_done(c, old)) {
+		rtm_branch_free(c, cpu, old, RTM_C_BR_PRUNED);
+		return b;
+	}
+	if (rtm_br(c, old)->flags & RTM_BF_HANDED) {
+		rtm_branch_free(c, cpu, old, RTM_C_BR_CLOSED);
+		return b;
+	}
+	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, old)->chain));
+	if (!(rtm_ld32(&ch->xflags) & RTM_CX_COALESCED))
+		rtm_or32(&ch->xflags, RTM_CX_COALESCED);
+	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
+	rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
+	return old;
+}
+
+/*
+ * Store the branch of a runnable task: at most one per pid; a second one
+ * is merged (older chain wins) or, for an IRQ thread's next pass
+ * (pass), by rtm_pass_merge.
+ */
+static rtm_always_inline void rtm_task_store(struct rtm_core *c, u32 cpu,
+					     u32 pid, u32 b, bool pass)
 {
 	u32 i, o;
 
@@ -225,7 +264,8 @@ void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
 		case 0:
 			return;
 		case 1:
-			b = rtm_merge(c, cpu, o, b);
+			b = pass ? rtm_pass_merge(c, cpu, o, b) :
+				   rtm_merge(c, cpu, o, b);
 			continue;
 		default:
 			rtm_count(c, cpu, RTM_C_DROP_TASK);
@@ -233,6 +273,16 @@ void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
 		}
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+}
+
+void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
+{
+	rtm_task_store(c, cpu, pid, b, false);
+}
+
+void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
+{
+	rtm_task_store(c, cpu, pid, b, true);
 }
 
 static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
@@ -268,6 +318,8 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 		flags |= RTM_REC_F_DROPPED_HOPS;
 	if (xf & RTM_CX_MERGED)
 		flags |= RTM_REC_F_MERGED;
+	if (xf & RTM_CX_COALESCED)
+		flags |= RTM_REC_F_COALESCED;
 	start = rtm_ld64(&ch->start);
 	nh = rtm_ld32(&ch->nhops);
 

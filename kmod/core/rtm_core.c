@@ -191,6 +191,10 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->drop_task_bucket = v[RTM_C_DROP_TASK];
 	o->drop_cookie_bucket = v[RTM_C_DROP_COOKIE];
 	o->drop_hops = v[RTM_C_DROP_HOPS];
+	o->irq_rerun = v[RTM_C_IRQ_RERUN];
+	o->irq_coalesced = v[RTM_C_IRQ_COALESCED];
+	o->irq_nowake = v[RTM_C_IRQ_NOWAKE];
+	o->work_untraced = v[RTM_C_WORK_UNTRACED];
 	o->truncated = v[RTM_C_TRUNCATED];
 	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }

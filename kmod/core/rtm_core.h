@@ -104,6 +104,20 @@ struct rtm_stats {
 	__u64 truncated;	/* records with RTM_REC_F_TRUNCATED */
 	__u64 hook_skipped;	/* ring-full records the hook did not see
 				 * (overflow scratch busy: nested emitter) */
+	/*
+	 * Threaded IRQs whose thread got no traced wakeup (see README.md,
+	 * "Wakeups the kernel does not trace"): followed (irq_rerun), or
+	 * counted as the loss of that interrupt's own chain.
+	 */
+	__u64 irq_rerun;	/* IRQ found its thread awake: chain handed
+				 * to the thread's next pass (followed) */
+	__u64 irq_coalesced;	/* ... while the thread's pass under way had
+				 * not handed its work on yet: handled in
+				 * that pass, no chain of its own */
+	__u64 irq_nowake;	/* armed for its thread's wakeup, none came */
+	__u64 work_untraced;	/* work_begin by a task carrying no open
+				 * chain: what brought it that work reached
+				 * it untraced (it was awake already) */
 };
 
 /* Fill *p with defaults for ncpus cpus. */
@@ -126,9 +140,22 @@ int rtm_core_clear_target(struct rtm_core *c, __u32 id);
 
 /* ---- event entry points (hot path) ---- */
 void rtm_ev_irq_entry(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 irq);
-/* woke_thread: the handler returned IRQ_WAKE_THREAD */
+/*
+ * woke_thread: the handler returned IRQ_WAKE_THREAD; thread_pid: that
+ * thread (0: unknown, the next hardirq wakeup on the cpu is taken as it).
+ * Its sched_waking is expected next, from this context.
+ */
 void rtm_ev_irq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 irq,
-		     int woke_thread);
+		     int woke_thread, __u32 thread_pid);
+/*
+ * The handler returned IRQ_WAKE_THREAD but its thread is awake already
+ * (TASK_RUNNING: runnable, or running on thread_cpu >= 0; -1 when not on
+ * a cpu): the kernel only marks it to run again, no wakeup is traced. The
+ * chain continues on the thread's next pass.
+ */
+void rtm_ev_irq_exit_rerun(struct rtm_core *c, __u32 cpu, __u64 ts,
+			   __u32 irq, __u32 thread_pid,
+			   const char *thread_comm, int thread_cpu);
 /* ctx: RTM_CTX_* of the code raising the softirq */
 void rtm_ev_softirq_raise(struct rtm_core *c, __u32 cpu, __u64 ts,
 			  __u32 vec, __u32 ctx);

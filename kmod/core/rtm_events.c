@@ -13,13 +13,20 @@
 
 #define RTM_CPU_OK(c, cpu)	rtm_likely((cpu) < (c)->p.ncpus)
 
-/* Any non-hardirq event means the hardirq that armed the slot is over. */
+/*
+ * Any non-hardirq event means the hardirq that armed the slot is over. An
+ * armed branch that names its thread (pid) waited for that thread's
+ * wakeup in vain: the interrupt's chain is lost, and counted so.
+ */
 static void rtm_disarm(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 {
 	u32 b = rtm_slot_take(&pc->hi_armed);
 
-	if (b)
-		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+	if (!b)
+		return;
+	if (rtm_br(c, b)->pid)
+		rtm_count(c, cpu, RTM_C_IRQ_NOWAKE);
+	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
 
 /*
@@ -95,7 +102,7 @@ void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 }
 
 void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
-		     int woke_thread)
+		     int woke_thread, u32 thread_pid)
 {
 	struct rtm_cpu *pc;
 	const struct rtm_tset *t;
@@ -122,7 +129,12 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		return;
 	}
 	if (woke_thread) {
-		/* the IRQ thread's sched_waking follows in hardirq context */
+		/*
+		 * the IRQ thread's sched_waking follows, from this context;
+		 * the armed branch names the thread it waits for (0: any
+		 * hardirq wakeup, when the caller cannot tell)
+		 */
+		rtm_br(c, b)->pid = thread_pid;
 		rtm_slot_replace(c, cpu, &pc->hi_armed, b);
 		return;
 	}
@@ -139,6 +151,67 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		return;
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+}
+
+/*
+ * Branch b, handed to the next pass of IRQ thread pid running on run_cpu:
+ * exchanged into that cpu's running-task slot (rtm_pass_merge with the
+ * thread's branch there). A slot holding another task's branch means the
+ * thread left that cpu meanwhile: b waits in the task table instead. The
+ * slot is empty for a moment while its branch is decided on; an event of
+ * that cpu in that moment finds no branch (another cpu's slot is never
+ * borrowed longer than that).
+ */
+static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
+			     u32 run_cpu)
+{
+	rtm_a32 *slot = &c->cpus[run_cpu].task_cur;
+	u32 old = rtm_xchg32(slot, 0);
+
+	if (old && rtm_br(c, old)->pid != pid) {
+		rtm_slot_putback(c, cpu, slot, old);
+		rtm_task_put_pass(c, cpu, pid, b);
+		return;
+	}
+	if (old)
+		b = rtm_pass_merge(c, cpu, old, b);
+	rtm_slot_putback(c, cpu, slot, b);
+}
+
+void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
+			   u32 thread_pid, const char *thread_comm,
+			   int thread_cpu)
+{
+	struct rtm_branch *br;
+	u32 b;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	if (!rtm_ld32(&c->cpus[cpu].hi_cur))
+		return;
+	b = rtm_xchg32(&c->cpus[cpu].hi_cur, 0);
+	if (!b)
+		return;
+	br = rtm_br(c, b);
+	if (rtm_unlikely(rtm_chain_of(c, rtm_ld32(&br->chain))->source != irq)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		return;
+	}
+	if (rtm_branch_done(c, b) || !thread_pid) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return;
+	}
+	br->flags |= RTM_BF_IRQTHREAD;
+	br->pid = thread_pid;
+	br->tgid = thread_pid;
+	rtm_comm_load(br->comm, thread_comm);
+	rtm_hop_add(c, cpu, b, RTM_HOP_RERUN, RTM_CTX_HARDIRQ, thread_pid,
+		    br->comm, ts);
+	rtm_count(c, cpu, RTM_C_IRQ_RERUN);
+	if ((u32)thread_cpu < c->p.ncpus)
+		rtm_pass_running(c, cpu, b, thread_pid, (u32)thread_cpu);
+	else
+		rtm_task_put_pass(c, cpu, thread_pid, b);
 }
 
 void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
@@ -298,7 +371,7 @@ static inline void rtm_task_wake(struct rtm_core *c, u32 cpu, u32 pid, u32 b,
 }
 
 static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
-				u32 pid, u32 tgid, const char *comm,
+				u32 ctx, u32 pid, u32 tgid, const char *comm,
 				int run_cpu)
 {
 	struct rtm_branch *br = rtm_br(c, b);
@@ -311,8 +384,7 @@ static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u
 	br->pid = pid;
 	br->tgid = tgid;
 	rtm_comm_load(br->comm, comm);
-	rtm_hop_add(c, cpu, b, RTM_HOP_WAKING, RTM_CTX_HARDIRQ, pid, br->comm,
-		    ts);
+	rtm_hop_add(c, cpu, b, RTM_HOP_WAKING, ctx, pid, br->comm, ts);
 	rtm_task_wake(c, cpu, pid, b, ts, run_cpu);
 }
 
@@ -375,6 +447,32 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 				RTM_C_BR_MERGED : RTM_C_BR_STALE);
 }
 
+/*
+ * A wakeup on a cpu with an armed IRQ branch that names its thread: the
+ * thread's own wakeup adopts it, in any context (a child IRQ demultiplexed
+ * in a threaded parent handler wakes its thread from task context); any
+ * other wakeup means the arming interrupt is over without it. Returns
+ * true when the wakeup was the thread's.
+ */
+static rtm_noinline bool rtm_armed_waking(struct rtm_core *c, u32 cpu,
+					  struct rtm_cpu *pc, u64 ts, u32 ctx,
+					  u32 pid, u32 tgid, const char *comm,
+					  int run_cpu)
+{
+	u32 sb = rtm_slot_take(&pc->hi_armed);
+
+	if (!sb)
+		return false;
+	if (rtm_br(c, sb)->pid == pid) {
+		rtm_wake_irq_thread(c, cpu, sb, ts, ctx, pid, tgid, comm,
+				    run_cpu);
+		return true;
+	}
+	rtm_count(c, cpu, RTM_C_IRQ_NOWAKE);
+	rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
+	return false;
+}
+
 static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 ctx, u32 waker_pid,
 					 u32 pid, u32 tgid, const char *comm,
@@ -384,22 +482,27 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 	struct rtm_branch *nbr;
 	rtm_a32 *slot;
 	u32 sb, nb;
+	u32 armed = rtm_ld32(&pc->hi_armed);
 
-	if (ctx == RTM_CTX_HARDIRQ) {
-		slot = rtm_ctx_slot(pc, ctx);
-		if (!rtm_ld32(slot)) {
-			/* RT: the IRQ thread woken right after irq_exit */
+	/* (a peek: the branch is re-checked once taken) */
+	if (rtm_unlikely(armed) && rtm_br(c, armed)->pid) {
+		if (rtm_armed_waking(c, cpu, pc, ts, ctx, pid, tgid, comm,
+				     run_cpu))
+			return;
+	} else if (ctx == RTM_CTX_HARDIRQ) {
+		if (!rtm_ld32(rtm_ctx_slot(pc, ctx))) {
+			/* thread unknown: the next hardirq wakeup is taken */
 			sb = rtm_slot_take(&pc->hi_armed);
 			if (sb)
-				rtm_wake_irq_thread(c, cpu, sb, ts, pid, tgid,
-						    comm, run_cpu);
+				rtm_wake_irq_thread(c, cpu, sb, ts, ctx, pid,
+						    tgid, comm, run_cpu);
 			return;
 		}
 	} else {
 		/* any non-hardirq event: the arming hardirq is over */
 		rtm_disarm(c, cpu, pc);
-		slot = rtm_ctx_slot(pc, ctx);
 	}
+	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_slot_take(slot);
 	if (!sb)
 		return;
@@ -609,15 +712,24 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
+	/*
+	 * No open chain on the task: the work it takes up came without a
+	 * traced wakeup (a task that is awake, e.g. still busy with the
+	 * previous item, is not woken again). Counted, not silent.
+	 */
 	sb = rtm_slot_take(&pc->task_cur);
-	if (!sb)
+	if (!sb) {
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
 		return;
+	}
 	if (rtm_unlikely(rtm_br(c, sb)->pid != pid)) {
 		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
 		return;
 	}
 	if (rtm_branch_done(c, sb)) {
 		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
 		return;
 	}
 	nb = rtm_branch_fork(c, cpu, sb);

@@ -223,6 +223,7 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 #define RTM_CX_MERGED		0x02
 #define RTM_CX_CANDIDATE	0x04	/* woke a task that may be a target's
 					 * (bloom_broad): may be overdue */
+#define RTM_CX_COALESCED	0x08	/* RTM_REC_F_COALESCED */
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -239,6 +240,10 @@ struct rtm_chain {
 
 /* branch flags */
 #define RTM_BF_IRQTHREAD	0x01	/* task woken as this IRQ's thread */
+#define RTM_BF_HANDED		0x02	/* forked a branch (woke a task, raised
+					 * a softirq, began work) since it
+					 * became this task's branch: an IRQ
+					 * thread's pass has handed its work on */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xffff, "RTM_BF_COOKIE fits branch flags");
@@ -274,6 +279,7 @@ enum rtm_cnt {
 	RTM_C_READ, RTM_C_DROP_RING, RTM_C_DROP_CHAIN,
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
+	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
 	RTM_C_NR
 };
 
@@ -390,6 +396,8 @@ void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);
 void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       int target, u64 deadline, u32 pid, u32 tgid,
 		       const u64 *comm);

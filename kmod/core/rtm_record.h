@@ -35,6 +35,12 @@
 					 * ring slot, dropped after the hook
 					 * (never read from a ring) */
 #define RTM_REC_F_COOKIE	0x0080	/* completed by work_end: cookie valid */
+#define RTM_REC_F_COALESCED	0x0100	/* another interrupt of this IRQ came
+					 * before its thread had handed this
+					 * chain's work on: the thread handled
+					 * both in one pass, that interrupt has
+					 * no record of its own (counted as
+					 * irq_coalesced) */
 
 /* hop.type */
 #define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */
@@ -48,6 +54,9 @@
 #define RTM_HOP_WORK_BEGIN	9	/* pid = dispatcher task */
 #define RTM_HOP_WORK_END	10	/* pid/comm = task ending the work */
 #define RTM_HOP_IRQ_EXIT	11	/* hard IRQ exit; pid = irq number */
+#define RTM_HOP_RERUN		12	/* hard IRQ exit asked its thread, already
+					 * awake (runnable or running), to run
+					 * again: no wakeup; pid/comm = thread */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0

@@ -126,7 +126,24 @@ struct rtmon_counters {
 	__u64 hook_skipped;	/* records dropped on a full ring while a
 				 * nested one was being dropped: missing
 				 * from statistics and tracepoints */
-	__u64 reserved[7];
+	/*
+	 * Threaded IRQs whose thread got no traced wakeup: irq_rerun found
+	 * the thread awake and handed the chain to its next pass (followed);
+	 * irq_coalesced: the thread had not handled the previous interrupt
+	 * yet, both are handled in one pass and this one has no record (the
+	 * previous one's record is flagged coalesced); irq_nowake: the
+	 * thread's wakeup never came (chain lost).
+	 */
+	__u64 irq_rerun;
+	__u64 irq_coalesced;
+	__u64 irq_nowake;
+	/*
+	 * work_begin (librtmon) by a task carrying no open chain: the work
+	 * reached it without a traced wakeup (it was awake, e.g. busy with
+	 * earlier work, when the work was queued): that item has no record.
+	 */
+	__u64 work_untraced;
+	__u64 reserved[3];
 };
 
 #define RTMON_IOC_MAGIC		0xb7

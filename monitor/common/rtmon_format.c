@@ -61,6 +61,8 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		json_array_append_new(flags, json_string("dropped_hops"));
 	if (r->flags & RTM_REC_F_MERGED)
 		json_array_append_new(flags, json_string("merged"));
+	if (r->flags & RTM_REC_F_COALESCED)
+		json_array_append_new(flags, json_string("coalesced"));
 
 	hops = json_array();
 	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {

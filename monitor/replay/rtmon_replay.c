@@ -210,6 +210,9 @@ static __u32 kv_u32(struct kv *kv, int n, const char *k, bool req,
 	return (__u32)x;
 }
 
+/* a cpu number for thread_run= (the core ignores cpus >= ncpus) */
+#define NCPU_MAX_RUN	4096
+
 static __u32 parse_ctx(const char *v)
 {
 	if (!strcmp(v, "task"))
@@ -219,6 +222,18 @@ static __u32 parse_ctx(const char *v)
 	if (!strcmp(v, "hardirq"))
 		return RTM_CTX_HARDIRQ;
 	input_error("bad ctx '%s' (task|softirq|hardirq)", v);
+}
+
+/* irq_exit thread_run=: runnable (-1) or the cpu it runs on */
+static int parse_thread_run(const char *v)
+{
+	__u64 x;
+
+	if (!strcmp(v, "runnable"))
+		return -1;
+	if (parse_u64(v, &x) && x < NCPU_MAX_RUN)
+		return (int)x;
+	input_error("bad thread_run '%s' (asleep|runnable|CPU)", v);
 }
 
 static __u32 parse_vec(const char *v)
@@ -366,7 +381,7 @@ static const char *hop_name(unsigned int t)
 	static const char *const n[] = {
 		"?", "irq", "timer", "timer_run", "softirq_raise",
 		"softirq_entry", "waking", "switch_in", "block", "work_begin",
-		"work_end", "irq_exit"
+		"work_end", "irq_exit", "rerun"
 	};
 
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
@@ -394,6 +409,7 @@ static void flags_str(char *buf, size_t len, __u32 f)
 		{ RTM_REC_F_DROPPED_HOPS, "DROPPED_HOPS" },
 		{ RTM_REC_F_MERGED, "MERGED" },
 		{ RTM_REC_F_COOKIE, "COOKIE" },
+		{ RTM_REC_F_COALESCED, "COALESCED" },
 	};
 	size_t i;
 
@@ -684,11 +700,23 @@ static void rtm_line(char *line)
 		kv_check(kv, m, ok);
 		rtm_ev_irq_entry(core, c, ts, kv_u32(kv, m, "irq", true, 0));
 	} else if (!strcmp(ev, "irq_exit")) {
-		static const char *const ok[] = { "irq", "wake", NULL };
+		static const char *const ok[] = { "irq", "wake", "thread",
+						  "thread_comm", "thread_run",
+						  NULL };
 
 		kv_check(kv, m, ok);
-		rtm_ev_irq_exit(core, c, ts, kv_u32(kv, m, "irq", true, 0),
-				kv_u32(kv, m, "wake", false, 0) != 0);
+		v = kv_get(kv, m, "thread_run", false);
+		if (!v || !strcmp(v, "asleep"))
+			rtm_ev_irq_exit(core, c, ts,
+					kv_u32(kv, m, "irq", true, 0),
+					kv_u32(kv, m, "wake", false, 0) != 0,
+					kv_u32(kv, m, "thread", false, 0));
+		else
+			rtm_ev_irq_exit_rerun(core, c, ts,
+					      kv_u32(kv, m, "irq", true, 0),
+					      kv_u32(kv, m, "thread", true, 0),
+					      kv_get(kv, m, "thread_comm", false),
+					      parse_thread_run(v));
 	} else if (!strcmp(ev, "softirq_raise")) {
 		static const char *const ok[] = { "vec", "ctx", NULL };
 
@@ -902,7 +930,7 @@ static void ft_flush_exit(__u32 cpu, bool woke)
 	if (!fc->exit_pending)
 		return;
 	fc->exit_pending = false;
-	rtm_ev_irq_exit(core, cpu, fc->exit_ts, fc->exit_irq, woke);
+	rtm_ev_irq_exit(core, cpu, fc->exit_ts, fc->exit_irq, woke, 0);
 	after_event();
 }
 
@@ -1065,7 +1093,7 @@ static void ftrace_line(char *line)
 			fc->exit_ts = ts;
 			return;
 		}
-		rtm_ev_irq_exit(core, c, ts, (__u32)x, 0);
+		rtm_ev_irq_exit(core, c, ts, (__u32)x, 0, 0);
 	} else if (!strcmp(ev, "softirq_raise") || !strcmp(ev, "softirq_entry") ||
 		   !strcmp(ev, "softirq_exit")) {
 		if (!ft_num(q, "vec", 10, &x) || x >= RTM_NR_SOFTIRQ)
@@ -1270,6 +1298,10 @@ static void print_counters(__u32 leaks)
 			{ "drop_cookie_bucket", s.drop_cookie_bucket },
 			{ "drop_hops", s.drop_hops },
 			{ "truncated", s.truncated },
+			{ "irq_rerun", s.irq_rerun },
+			{ "irq_coalesced", s.irq_coalesced },
+			{ "irq_nowake", s.irq_nowake },
+			{ "work_untraced", s.work_untraced },
 		};
 
 		if (opt.json)

@@ -324,7 +324,7 @@ static int cmd_targets(int argc, char **argv, int json)
 
 static json_t *counters_json(const struct rtmon_counters *c)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I}}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"chains_started", (json_int_t)c->chains_started,
 		"chains_completed", (json_int_t)c->chains_completed,
 		"chains_abandoned", (json_int_t)c->chains_abandoned,
@@ -341,7 +341,11 @@ static json_t *counters_json(const struct rtmon_counters *c)
 		"no_branch", (json_int_t)c->drop_no_branch,
 		"task_table", (json_int_t)c->drop_task_table,
 		"cookie_table", (json_int_t)c->drop_cookie_table,
-		"hops", (json_int_t)c->drop_hops);
+		"hops", (json_int_t)c->drop_hops,
+		"irq_coalesced", (json_int_t)c->irq_coalesced,
+		"irq_nowake", (json_int_t)c->irq_nowake,
+		"irq_rerun", (json_int_t)c->irq_rerun,
+		"work_untraced", (json_int_t)c->work_untraced);
 }
 
 static int cmd_status(int json)
@@ -378,6 +382,11 @@ static int cmd_status(int json)
 	       ", task table %llu, cookie table %llu, hops %llu\n",
 	       c.drop_ring_full, c.drop_no_chain, c.drop_no_branch,
 	       c.drop_task_table, c.drop_cookie_table, c.drop_hops);
+	printf("irq threads: %llu interrupts found their thread awake (followed)"
+	       ", %llu coalesced into its pass, %llu no wakeup (lost)\n",
+	       c.irq_rerun, c.irq_coalesced, c.irq_nowake);
+	printf("work: %llu items begun without a traced trigger (no record)\n",
+	       c.work_untraced);
 	return cmd_targets_list(r, 0);
 }
 

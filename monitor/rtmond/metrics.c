@@ -88,6 +88,12 @@ char *rtmond_metrics_text(size_t *len)
 		bput(&b, "rtmon_drops_total{cause=\"task_table\"} %llu\n", c.drop_task_table);
 		bput(&b, "rtmon_drops_total{cause=\"cookie_table\"} %llu\n", c.drop_cookie_table);
 		bput(&b, "rtmon_drops_total{cause=\"hops\"} %llu\n", c.drop_hops);
+		/* interrupts coalesced into their thread's pass, or whose
+		 * thread wakeup never came: chains of their own lost */
+		bput(&b, "rtmon_drops_total{cause=\"irq_coalesced\"} %llu\n", c.irq_coalesced);
+		bput(&b, "rtmon_drops_total{cause=\"irq_nowake\"} %llu\n", c.irq_nowake);
+		bput(&b, "rtmon_drops_total{cause=\"work_untraced\"} %llu\n", c.work_untraced);
+		counter(&b, "rtmon_irq_rerun_total", "Interrupts that found their thread awake (chain followed to its next pass).", c.irq_rerun);
 	}
 	counter(&b, "rtmond_records_total", "Records rtmond read.", CNT_GET(records));
 	counter(&b, "rtmond_seq_gaps_total", "Gaps in the record sequence rtmond saw.", CNT_GET(seq_gaps));

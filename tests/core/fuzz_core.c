@@ -185,8 +185,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0: case 1:
 			rtm_ev_irq_entry(c, cpu, ts, b & 7);
 			break;
-		case 2: case 3:
-			rtm_ev_irq_exit(c, cpu, ts, b & 7, (a >> 6) & 1);
+		case 2:
+			/* thread unknown (0) or named: pids 0..15 as wakeups */
+			rtm_ev_irq_exit(c, cpu, ts, b & 7, (a >> 6) & 1,
+					(a & 0x20) ? (b >> 4) & 15 : 0);
+			break;
+		case 3:
+			/* thread awake: runnable (-1), running on a cpu (or out of range) */
+			rtm_ev_irq_exit_rerun(c, cpu, ts, b & 7, (b >> 4) & 15,
+					      (a & 1) ? NULL : cm,
+					      (int)((a >> 5) & 7) - 1);
 			break;
 		case 4:
 			rtm_ev_softirq_raise(c, cpu, ts, b % 11, (a >> 6) & 3);

@@ -157,10 +157,10 @@ static void nested_irq(int sig)
 	rtm_ev_irq_entry(core, my_cpu, now(), 60 + my_cpu);
 	rtm_ev_waking(core, my_cpu, now(), RTM_CTX_HARDIRQ, 0, pid, pid, cm);
 	rtm_ev_softirq_raise(core, my_cpu, now(), 3, RTM_CTX_HARDIRQ);
-	rtm_ev_irq_exit(core, my_cpu, now(), 60 + my_cpu, 0);
+	rtm_ev_irq_exit(core, my_cpu, now(), 60 + my_cpu, 0, 0);
 	/* an IRQ-only target's chain: a record emitted from the nested IRQ */
 	rtm_ev_irq_entry(core, my_cpu, now(), 45);
-	rtm_ev_irq_exit(core, my_cpu, now(), 45, 0);
+	rtm_ev_irq_exit(core, my_cpu, now(), 45, 0, 0);
 	atomic_fetch_add(&nested_calls, 1);
 }
 
@@ -229,11 +229,11 @@ static void *cpu_main(void *arg)
 					      pid, pid, cm);
 			rtm_ev_softirq_raise(core, cpu, now(), op % 10,
 					     RTM_CTX_HARDIRQ);
-			rtm_ev_irq_exit(core, cpu, now(), irq, 0);
+			rtm_ev_irq_exit(core, cpu, now(), irq, 0, 0);
 		} else if (op < 30) {
 			/* RT: IRQ thread woken after exit */
 			rtm_ev_irq_entry(core, cpu, now(), irq);
-			rtm_ev_irq_exit(core, cpu, now(), irq, 1);
+			rtm_ev_irq_exit(core, cpu, now(), irq, 1, 0);
 			comm_of(cm, 148 + irq % 8);
 			rtm_ev_waking(core, cpu, now(), RTM_CTX_HARDIRQ, 0,
 				      148 + irq % 8, 148 + irq % 8, cm);
@@ -244,7 +244,7 @@ static void *cpu_main(void *arg)
 			rtm_ev_softirq_entry(core, cpu, now(), v);
 			if (op & 1) {
 				rtm_ev_irq_entry(core, cpu, now(), irq);
-				rtm_ev_irq_exit(core, cpu, now(), irq, 0);
+				rtm_ev_irq_exit(core, cpu, now(), irq, 0, 0);
 			}
 			/* sometimes the woken task runs on another cpu:
 			 * its slot is exchanged from here
@@ -281,7 +281,7 @@ static void *cpu_main(void *arg)
 				comm_of(cm, 148 + irq % 8);
 				rtm_ev_waking(core, cpu, now(), RTM_CTX_HARDIRQ,
 					      0, 148 + irq % 8, 148 + irq % 8, cm);
-				rtm_ev_irq_exit(core, cpu, now(), irq, 0);
+				rtm_ev_irq_exit(core, cpu, now(), irq, 0, 0);
 				comm_of(cm, pid);
 			}
 			/* sometimes the woken task runs on another cpu:

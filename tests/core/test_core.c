@@ -99,7 +99,7 @@ static void irq_wake(struct rtm_core *c, unsigned int cpu, unsigned long long ts
 	comm(cm, name);
 	rtm_ev_irq_entry(c, cpu, ts, irq);
 	rtm_ev_waking(c, cpu, ts + 10, RTM_CTX_HARDIRQ, 0, pid, pid, cm);
-	rtm_ev_irq_exit(c, cpu, ts + 20, irq, 0);
+	rtm_ev_irq_exit(c, cpu, ts + 20, irq, 0, 0);
 }
 
 static void t_params(void)
@@ -170,7 +170,7 @@ static void t_no_targets_no_cost(void)
 	for (i = 0; i < 1000; i++) {
 		rtm_ev_irq_entry(c, i & 1, i * 100, i % 64);
 		rtm_ev_waking(c, i & 1, i * 100 + 1, RTM_CTX_HARDIRQ, 0, 10 + i, 10, cm);
-		rtm_ev_irq_exit(c, i & 1, i * 100 + 2, i % 64, i & 1);
+		rtm_ev_irq_exit(c, i & 1, i * 100 + 2, i % 64, i & 1, 0);
 		rtm_ev_timer_entry(c, 0, i * 100 + 3, 7, i * 100, 1,
 				   (i & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 		rtm_ev_timer_exit(c, 0, i * 100 + 4, 7,
@@ -228,7 +228,7 @@ static void t_armed_slot(void)
 	CHECK(target(c, 0, NULL, RTM_SRC_IRQ, 5, 0, 0) == 0);
 	/* exit with wake, but the thread was already running: no waking */
 	rtm_ev_irq_entry(c, 0, 100, 5);
-	rtm_ev_irq_exit(c, 0, 200, 5, 1);
+	rtm_ev_irq_exit(c, 0, 200, 5, 1, 0);
 	/* a task-context event on that cpu disarms the slot */
 	rtm_ev_switch(c, 0, 300, 1, 1, 2, 2, cm);
 	rtm_ev_waking(c, 0, 400, RTM_CTX_HARDIRQ, 0, 77, 77, cm);
@@ -237,7 +237,7 @@ static void t_armed_slot(void)
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	/* armed on cpu0 is not consumed by a hardirq waking on cpu1 */
 	rtm_ev_irq_entry(c, 0, 1000, 5);
-	rtm_ev_irq_exit(c, 0, 1100, 5, 1);
+	rtm_ev_irq_exit(c, 0, 1100, 5, 1, 0);
 	rtm_ev_waking(c, 1, 1150, RTM_CTX_HARDIRQ, 0, 78, 78, cm);
 	rtm_ev_waking(c, 0, 1200, RTM_CTX_HARDIRQ, 0, 79, 79, cm);
 	rtm_ev_switch(c, 1, 1300, 0, 0, 78, 78, cm);
@@ -288,7 +288,7 @@ static void t_task_bucket_full(void)
 	rtm_ev_irq_entry(c, 0, 100, 1);
 	for (i = 0; i < 40; i++)
 		rtm_ev_waking(c, 0, 200 + i, RTM_CTX_HARDIRQ, 0, 1000 + i, 1, cm);
-	rtm_ev_irq_exit(c, 0, 300, 1, 0);
+	rtm_ev_irq_exit(c, 0, 300, 1, 0, 0);
 	rtm_core_stats(c, &s);
 	CHECK(s.drop_task_bucket == 40 - 14);
 	CHECK(s.branches_dropped == s.drop_task_bucket);
@@ -454,7 +454,7 @@ static _Bool count_hook(void *arg, __u32 cpu, const struct rtm_record *r)
 		hk.depth++;
 		for (i = 0; i < hk.nest; i++) {
 			rtm_ev_irq_entry(hk.c, cpu, r->end_ns + 1 + i * 10, 9);
-			rtm_ev_irq_exit(hk.c, cpu, r->end_ns + 5 + i * 10, 9, 0);
+			rtm_ev_irq_exit(hk.c, cpu, r->end_ns + 5 + i * 10, 9, 0, 0);
 		}
 		hk.depth--;
 		if (memcmp(&before, r, sizeof(before)))

@@ -192,7 +192,7 @@ static void run(size_t from, size_t to)
 			rtm_ev_irq_entry(core, e->cpu, e->ts, e->a);
 			break;
 		case E_IRQ_OUT:
-			rtm_ev_irq_exit(core, e->cpu, e->ts, e->a, e->flag);
+			rtm_ev_irq_exit(core, e->cpu, e->ts, e->a, e->flag, 0);
 			break;
 		case E_SI_RAISE:
 			rtm_ev_softirq_raise(core, e->cpu, e->ts, e->a, e->ctx);
