@@ -314,12 +314,7 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 			rtm_count(c, cpu, RTM_C_TRUNCATED);
 	}
 	xf = rtm_ld32(&ch->xflags);
-	if (xf & RTM_CX_DROPPED)
-		flags |= RTM_REC_F_DROPPED_HOPS;
-	if (xf & RTM_CX_MERGED)
-		flags |= RTM_REC_F_MERGED;
-	if (xf & RTM_CX_COALESCED)
-		flags |= RTM_REC_F_COALESCED;
+	flags |= xf & RTM_CX_RECORD;
 	start = rtm_ld64(&ch->start);
 	nh = rtm_ld32(&ch->nhops);
 

@@ -18,7 +18,8 @@
  * armed branch that names its thread (pid) waited for that thread's
  * wakeup in vain: the interrupt's chain is lost, and counted so.
  */
-static void rtm_disarm(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
+static rtm_noinline void rtm_disarm_slow(struct rtm_core *c, u32 cpu,
+					 struct rtm_cpu *pc)
 {
 	u32 b = rtm_slot_take(&pc->hi_armed);
 
@@ -27,6 +28,13 @@ static void rtm_disarm(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
 	if (rtm_br(c, b)->pid)
 		rtm_count(c, cpu, RTM_C_IRQ_NOWAKE);
 	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+}
+
+static rtm_always_inline void rtm_disarm(struct rtm_core *c, u32 cpu,
+					 struct rtm_cpu *pc)
+{
+	if (rtm_unlikely(rtm_ld32(&pc->hi_armed)))
+		rtm_disarm_slow(c, cpu, pc);
 }
 
 /*
@@ -448,27 +456,38 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 }
 
 /*
- * A wakeup on a cpu with an armed IRQ branch that names its thread: the
- * thread's own wakeup adopts it, in any context (a child IRQ demultiplexed
- * in a threaded parent handler wakes its thread from task context); any
- * other wakeup means the arming interrupt is over without it. Returns
- * true when the wakeup was the thread's.
+ * A wakeup on a cpu with an armed IRQ branch (IRQ_WAKE_THREAD returned):
+ * - the branch names its thread: that thread's own wakeup adopts it, in
+ *   any context (a child IRQ demultiplexed in a threaded parent handler
+ *   wakes its thread from task context); any other wakeup means the
+ *   arming interrupt is over without it (irq_nowake);
+ * - thread unknown (pid 0): the next hardirq wakeup while no hardirq
+ *   handler or hard timer owns the context is taken as it; a wakeup from
+ *   another context means the arming hardirq is over.
+ * Returns true when the wakeup was the thread's (nothing more to do).
+ * The common wakeup finds nothing armed: one load.
  */
-static rtm_noinline bool rtm_armed_waking(struct rtm_core *c, u32 cpu,
+static rtm_always_inline bool rtm_waking_armed(struct rtm_core *c, u32 cpu,
 					  struct rtm_cpu *pc, u64 ts, u32 ctx,
 					  u32 pid, u32 tgid, const char *comm,
 					  int run_cpu)
 {
-	u32 sb = rtm_slot_take(&pc->hi_armed);
+	u32 sb;
 
+	if (ctx == RTM_CTX_HARDIRQ && rtm_ld32(rtm_ctx_slot(pc, ctx)) &&
+	    !rtm_br(c, rtm_ld32(&pc->hi_armed))->pid)
+		return false;	/* a handler's own wakeup (peeked: re-checked) */
+	sb = rtm_slot_take(&pc->hi_armed);
 	if (!sb)
 		return false;
-	if (rtm_br(c, sb)->pid == pid) {
+	if (rtm_br(c, sb)->pid ? rtm_br(c, sb)->pid == pid :
+				 ctx == RTM_CTX_HARDIRQ) {
 		rtm_wake_irq_thread(c, cpu, sb, ts, ctx, pid, tgid, comm,
 				    run_cpu);
 		return true;
 	}
-	rtm_count(c, cpu, RTM_C_IRQ_NOWAKE);
+	if (rtm_br(c, sb)->pid)
+		rtm_count(c, cpu, RTM_C_IRQ_NOWAKE);
 	rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
 	return false;
 }
@@ -482,26 +501,10 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 	struct rtm_branch *nbr;
 	rtm_a32 *slot;
 	u32 sb, nb;
-	u32 armed = rtm_ld32(&pc->hi_armed);
 
-	/* (a peek: the branch is re-checked once taken) */
-	if (rtm_unlikely(armed) && rtm_br(c, armed)->pid) {
-		if (rtm_armed_waking(c, cpu, pc, ts, ctx, pid, tgid, comm,
-				     run_cpu))
-			return;
-	} else if (ctx == RTM_CTX_HARDIRQ) {
-		if (!rtm_ld32(rtm_ctx_slot(pc, ctx))) {
-			/* thread unknown: the next hardirq wakeup is taken */
-			sb = rtm_slot_take(&pc->hi_armed);
-			if (sb)
-				rtm_wake_irq_thread(c, cpu, sb, ts, ctx, pid,
-						    tgid, comm, run_cpu);
-			return;
-		}
-	} else {
-		/* any non-hardirq event: the arming hardirq is over */
-		rtm_disarm(c, cpu, pc);
-	}
+	if (rtm_unlikely(rtm_ld32(&pc->hi_armed)) &&
+	    rtm_waking_armed(c, cpu, pc, ts, ctx, pid, tgid, comm, run_cpu))
+		return;
 	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_slot_take(slot);
 	if (!sb)

@@ -218,12 +218,17 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 #define RTM_CS_ABANDONED	0x20
 #define RTM_CS_FLAGS		0xff
 
-/* chain xflags */
-#define RTM_CX_DROPPED		0x01
-#define RTM_CX_MERGED		0x02
-#define RTM_CX_CANDIDATE	0x04	/* woke a task that may be a target's
-					 * (bloom_broad): may be overdue */
-#define RTM_CX_COALESCED	0x08	/* RTM_REC_F_COALESCED */
+/*
+ * chain xflags: those that become record flags have the record flag's own
+ * bit, so the record takes them with one mask (RTM_CX_RECORD)
+ */
+#define RTM_CX_DROPPED		RTM_REC_F_DROPPED_HOPS
+#define RTM_CX_MERGED		RTM_REC_F_MERGED
+#define RTM_CX_COALESCED	RTM_REC_F_COALESCED
+#define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | RTM_CX_COALESCED)
+#define RTM_CX_CANDIDATE	0x80000000u	/* woke a task that may be a
+						 * target's (bloom_broad): may
+						 * be overdue; not a record flag */
 
 struct rtm_chain {
 	rtm_a32 state;

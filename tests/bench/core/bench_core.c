@@ -144,7 +144,7 @@ static void gen_chain(void)
 
 	if (k == 0) {		/* RT: IRQ -> IRQ thread -> app */
 		e = add(E_IRQ_IN, cpu); e->a = 42;
-		e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1;
+		e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1; e->b = 90;
 		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 90;
 		e->c = 90; e->comm = comm_thr;
 		e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 90;
@@ -192,7 +192,9 @@ static void run(size_t from, size_t to)
 			rtm_ev_irq_entry(core, e->cpu, e->ts, e->a);
 			break;
 		case E_IRQ_OUT:
-			rtm_ev_irq_exit(core, e->cpu, e->ts, e->a, e->flag, 0);
+			/* the module names the IRQ's thread (b) when it wakes it */
+			rtm_ev_irq_exit(core, e->cpu, e->ts, e->a, e->flag,
+					e->flag ? e->b : 0);
 			break;
 		case E_SI_RAISE:
 			rtm_ev_softirq_raise(core, e->cpu, e->ts, e->a, e->ctx);

@@ -12,7 +12,9 @@
 # arrives while the feeder still runs, so no wakeup links it: seen on 6.1
 # and 6.12 alike, 0-26 of 150 items depending on timing), the item
 # continues the feeder's own chain from its sleeper timer: such items must
-# carry that timer chain; their number is printed. Slow items are deadline misses;
+# carry that timer chain; their number is printed. An item without a
+# record must be a loss the module counted (printed). Slow items are
+# deadline misses;
 # rtmon_deadline_miss tracepoints are in the trace buffer; poll() woke the
 # reader within a fraction of its timeout.
 # timeout: 240
@@ -31,12 +33,14 @@ echo "some data for the feeder" >/rtmon-share/feed
 # the reader writes to the guest's memory, not to the 9p share: writes
 # there would raise the very interrupt the feeder waits on, and every record
 # written would start more chains into the program
+$RTMONCTL status --json >/tmp/c0.json
 $RTMONCTL records --json --stamp -t 8 >/tmp/records.json &
 reader=$!
 "$APPS/dispatch_test" -f /rtmon-share/feed -n $items -p 4000 -w 50 -s 10 -S 20000 \
 	>/tmp/items.json || fail "dispatch_test failed"
 wait $reader || fail "the record reader failed"
-cp /tmp/records.json /tmp/items.json "$T/"
+$RTMONCTL status --json >/tmp/c1.json
+cp /tmp/records.json /tmp/items.json /tmp/c0.json /tmp/c1.json "$T/"
 echo 0 >$tr/events/rtmon/rtmon_deadline_miss/enable
 grep -c rtmon_deadline_miss $tr/trace >$T/tp.count || true
 
@@ -104,13 +108,19 @@ print(f"matched {matched}/{items} by cookie: {kinds['irq']} started by the devic
       f"slow items missed {slow_missed}, other IRQ-started items missed {fast_missed}")
 if missing:
     print(f"items without a record: {missing}")
-# an item lacks a chain when nothing woke the feeder for it (it slept
-# neither on its timer nor on the device), or (not traced here, seen with
-# ftrace in the GPIO tests) when the device's IRQ came while its IRQ thread
-# was still runnable from the previous one: no wakeup is traced then, and
-# one task carries one chain at a time: a known limit, more frequent under
-# load (141 of 150 once, with a parallel build on the machine)
-assert matched >= items * 0.9, f"only {matched} of {items} items have their chain"
+# An item without a chain must be a loss the module counted (issue 20):
+# an interrupt coalesced into its IRQ thread's pass, an IRQ thread wakeup
+# that never came, work begun by a task that was awake when its item came
+# (no wakeup traced: work_untraced), or a drop for lack of room.
+c0 = json.load(open(T + "/c0.json"))["counters"]["drops"]
+c1 = json.load(open(T + "/c1.json"))["counters"]["drops"]
+counted = {k: c1[k] - c0[k] for k in c1 if c1[k] != c0[k]}
+print(f"module's counted losses during the run: {counted or 'none'}; "
+      f"interrupts followed to their thread's next pass: {counted.get('irq_rerun', 0)}")
+# (irq_rerun: followed; hops: hops a record lacks, not chains)
+lost = sum(v for k, v in counted.items() if k not in ("irq_rerun", "hops"))
+assert len(missing) <= lost, \
+    f"{len(missing)} items without a record, only {lost} losses counted: {missing[:20]}"
 assert kinds["irq"] >= items * 0.5, f"only {kinds['irq']} IRQ-started chains"
 assert slow_missed >= len([it for it in slow if it["cookie"] not in missing]), "slow items without a miss record"
 assert fast_missed <= items * 0.1, f"{fast_missed} fast items missed a {dl_us} us deadline"
