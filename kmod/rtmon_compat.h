@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
+#include <linux/interrupt.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
 #error "rtmon needs Linux 5.15 or later"
@@ -109,6 +110,28 @@ static inline int rtmon_task_running_cpu(struct task_struct *p)
 #else
 	return p == current ? 0 : -1;
 #endif
+}
+
+/*
+ * Whether __irq_wake_thread(), which runs right after irq_handler_exit for
+ * a handler returning IRQ_WAKE_THREAD, will emit a sched_waking for the
+ * IRQ's thread. It returns early when the thread is signalled already
+ * (IRQTF_RUNTHREAD set: an earlier interrupt's pass is pending), and
+ * try_to_wake_up() only traces a task in a sleeping state: the thread
+ * sleeps TASK_INTERRUPTIBLE in irq_wait_for_interrupt(); runnable or
+ * running it is TASK_RUNNING, and while another cpu's wakeup of it sits
+ * on a wake list (ttwu_queue_wakelist(), not on PREEMPT_RT) it is
+ * TASK_WAKING. IRQTF_RUNTHREAD is bit 0 of the private enum in
+ * kernel/irq/internals.h (6.1 and 6.12 alike).
+ */
+#define RTMON_IRQTF_RUNTHREAD	0
+
+static inline bool rtmon_irq_thread_wakes(struct irqaction *action,
+					  struct task_struct *t)
+{
+	if (test_bit(RTMON_IRQTF_RUNTHREAD, &action->thread_flags))
+		return false;
+	return READ_ONCE(t->__state) & TASK_NORMAL;
 }
 
 /* Clock of the base an hrtimer is queued on (struct hrtimer_clock_base). */

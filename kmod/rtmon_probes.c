@@ -86,9 +86,10 @@ static void rtmon_irq_entry(void *data, int irq, struct irqaction *action)
  * A handler returning IRQ_WAKE_THREAD has its thread woken right after
  * this tracepoint (__irq_wake_thread). The core is told which thread, so
  * it takes only that thread's wakeup as the chain's next hop, in any
- * context. A thread already awake (TASK_RUNNING: runnable, or running its
- * previous pass) is only marked to run again and no sched_waking is
- * traced: the core then hands the chain to the thread's next pass.
+ * context. A thread already awake (runnable, running its previous pass,
+ * being woken, or signalled for a pass: rtmon_irq_thread_wakes()) is only
+ * marked to run again and no sched_waking is traced: the core then hands
+ * the chain to the thread's next pass.
  */
 static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 			   int ret)
@@ -104,7 +105,7 @@ static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 	if (!t)
 		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq,
 				ret & IRQ_WAKE_THREAD, 0);
-	else if (READ_ONCE(t->__state) != TASK_RUNNING)
+	else if (rtmon_irq_thread_wakes(action, t))
 		rtm_ev_irq_exit(c, smp_processor_id(), rtmon_now(), irq, 1,
 				t->pid);
 	else
