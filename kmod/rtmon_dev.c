@@ -265,7 +265,8 @@ static long rtmon_ioctl_work(unsigned int cmd, void __user *arg)
 	if (c) {
 		if (cmd == RTMON_IOC_WORK_BEGIN)
 			rtm_ev_work_begin(c, cpu, ktime_get_mono_fast_ns(),
-					  current->pid, current->tgid, cookie);
+					  current->pid, current->tgid, cookie,
+					  current->comm);
 		else
 			rtm_ev_work_end(c, cpu, ktime_get_mono_fast_ns(),
 					current->pid, current->tgid, cookie,

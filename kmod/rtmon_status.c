@@ -147,7 +147,8 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 			   c->drop_cookie_table, c->drop_hops);
 		seq_printf(m, "  irq threads rerun %llu coalesced %llu nowake %llu\n",
 			   c->irq_rerun, c->irq_coalesced, c->irq_nowake);
-		seq_printf(m, "  work untraced %llu\n", c->work_untraced);
+		seq_printf(m, "  work untraced %llu handoff %llu\n",
+			   c->work_untraced, c->work_handoff);
 		/* not a drop of chains: only their statistics missed these */
 		seq_printf(m, "  unaccounted %llu\n", c->hook_skipped);
 		kfree(c);

@@ -303,6 +303,7 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->irq_coalesced = s.irq_coalesced;
 	o->irq_nowake = s.irq_nowake;
 	o->work_untraced = s.work_untraced;
+	o->work_handoff = s.work_handoff;
 	for_each_possible_cpu(cpu)
 		o->deadline_misses +=
 			READ_ONCE(per_cpu_ptr(rtmon_stats, cpu)->deadline_misses);

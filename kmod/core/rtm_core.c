@@ -195,6 +195,7 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->irq_coalesced = v[RTM_C_IRQ_COALESCED];
 	o->irq_nowake = v[RTM_C_IRQ_NOWAKE];
 	o->work_untraced = v[RTM_C_WORK_UNTRACED];
+	o->work_handoff = v[RTM_C_WORK_HANDOFF];
 	o->truncated = v[RTM_C_TRUNCATED];
 	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }
@@ -215,6 +216,9 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 			leaks += !!rtm_ld32(&pc->si_pend[i]);
 		leaks += !!rtm_ld32(&c->ovf[k].busy);
 	}
+	for (i = 0; i < RTM_NHANDOFF; i++)
+		leaks += !!rtm_ld32(&c->handoff[i]);
+	leaks += rtm_ld32(&c->handoff_used);
 	leaks += rtm_htab_count_used(&c->tasks);
 	leaks += rtm_htab_count_used(&c->cookies);
 	for (i = 1; i <= c->p.nchains; i++)

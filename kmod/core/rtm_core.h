@@ -118,6 +118,8 @@ struct rtm_stats {
 	__u64 work_untraced;	/* work_begin by a task carrying no open
 				 * chain: what brought it that work reached
 				 * it untraced (it was awake already) */
+	__u64 work_handoff;	/* ... and took up an IRQ thread's pass that
+				 * handed nothing traced (followed) */
 };
 
 /* Fill *p with defaults for ncpus cpus. */
@@ -196,8 +198,12 @@ void rtm_ev_waking_running(struct rtm_core *c, __u32 cpu, __u64 ts,
 void rtm_ev_switch(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 prev_pid,
 		   long prev_state, __u32 next_pid, __u32 next_tgid,
 		   const char *next_comm);
+/*
+ * comm: the task's (NULL: unknown; a task with no open chain then takes
+ * up no IRQ thread's pass for a comm target: rtm_handoff.c)
+ */
 void rtm_ev_work_begin(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
-		       __u32 tgid, __u64 cookie);
+		       __u32 tgid, __u64 cookie, const char *comm);
 void rtm_ev_work_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
 		     __u32 tgid, __u64 cookie, const char *comm);
 /*

@@ -602,6 +602,10 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	}
 	tid = rtm_end_target(c, br, RTM_END_BLOCK, &dl);
 	if (tid < 0) {
+		/* an IRQ thread's pass that handed nothing traced on */
+		if ((br->flags & (RTM_BF_IRQTHREAD | RTM_BF_HANDED)) ==
+		    RTM_BF_IRQTHREAD && rtm_handoff_park(c, cpu, b))
+			return;
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
 	}
@@ -705,8 +709,27 @@ static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
 	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
 }
 
+/*
+ * Task pid begins work with no open chain (sb: its branch, done or of
+ * another task, or 0): the work reached it with no traced wakeup (it was
+ * awake). An IRQ thread's pass parked for such a task (rtm_handoff.c) is
+ * taken up; else the item has no chain, counted.
+ */
+static rtm_noinline u32 rtm_work_untraced(struct rtm_core *c, u32 cpu,
+					  u64 ts, u32 sb, u32 pid, u32 tgid,
+					  const char *comm)
+{
+	if (sb)
+		rtm_branch_free(c, cpu, sb, rtm_branch_done(c, sb) ?
+				RTM_C_BR_PRUNED : RTM_C_BR_STALE);
+	sb = rtm_handoff_take(c, cpu, ts, pid, tgid, comm);
+	if (!sb)
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
+	return sb;
+}
+
 void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
-		       u32 tgid, u64 cookie)
+		       u32 tgid, u64 cookie, const char *comm)
 {
 	struct rtm_cpu *pc;
 	struct rtm_branch *nbr;
@@ -715,25 +738,17 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	/*
-	 * No open chain on the task: the work it takes up came without a
-	 * traced wakeup (a task that is awake, e.g. still busy with the
-	 * previous item, is not woken again). Counted, not silent.
-	 */
 	sb = rtm_slot_take(&pc->task_cur);
-	if (!sb) {
+	if (!sb && !rtm_ld32(&c->handoff_used)) {
+		/* untracked task, nothing parked: the common case */
 		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
 		return;
 	}
-	if (rtm_unlikely(rtm_br(c, sb)->pid != pid)) {
-		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
-		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
-		return;
-	}
-	if (rtm_branch_done(c, sb)) {
-		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
-		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
-		return;
+	if (rtm_unlikely(!sb || rtm_br(c, sb)->pid != pid ||
+			 rtm_branch_done(c, sb))) {
+		sb = rtm_work_untraced(c, cpu, ts, sb, pid, tgid, comm);
+		if (!sb)
+			return;
 	}
 	nb = rtm_branch_fork(c, cpu, sb);
 	if (nb) {

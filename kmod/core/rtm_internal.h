@@ -218,6 +218,9 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 #define RTM_CS_ABANDONED	0x20
 #define RTM_CS_FLAGS		0xff
 
+/* parked IRQ-thread branches awaiting a work_begin (rtm_handoff.c) */
+#define RTM_NHANDOFF		16
+
 /*
  * chain xflags: those that become record flags have the record flag's own
  * bit, so the record takes them with one mask (RTM_CX_RECORD)
@@ -285,6 +288,7 @@ enum rtm_cnt {
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
+	RTM_C_WORK_HANDOFF,
 	RTM_C_NR
 };
 
@@ -328,6 +332,10 @@ struct rtm_core {
 	rtm_record_hook_t hook;		/* set before events, then read-only */
 	void *hook_arg;
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
+	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
+					 * nothing traced (rtm_handoff.c) */
+	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact
+					 * once events stop (a hint meanwhile) */
 };
 
 static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
@@ -403,6 +411,10 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);
+bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b);
+void rtm_handoff_tick(struct rtm_core *c, u32 cpu);
+u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
+		     const char *comm);
 void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       int target, u64 deadline, u32 pid, u32 tgid,
 		       const u64 *comm);

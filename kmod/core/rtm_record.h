@@ -57,6 +57,10 @@
 #define RTM_HOP_RERUN		12	/* hard IRQ exit asked its thread, already
 					 * awake (runnable or running), to run
 					 * again: no wakeup; pid/comm = thread */
+#define RTM_HOP_HANDOFF		13	/* work_begin of a task that took up
+					 * work an IRQ thread handed it with no
+					 * traced wakeup (the task was awake):
+					 * pid/comm = that task */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0

@@ -128,6 +128,7 @@ void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
 			rtm_tick_slot(c, cpu, &pc->si_pend[i]);
 	}
+	rtm_handoff_tick(c, cpu);
 	rtm_tick_htab(c, cpu, &c->tasks);
 	rtm_tick_htab(c, cpu, &c->cookies);
 }

@@ -143,7 +143,13 @@ struct rtmon_counters {
 	 * earlier work, when the work was queued): that item has no record.
 	 */
 	__u64 work_untraced;
-	__u64 reserved[3];
+	/*
+	 * ... of which an IRQ thread's pass was taken up (followed): the
+	 * thread handed the task that work with no traced wakeup
+	 * (kmod/core/rtm_handoff.c); work_untraced counts the others
+	 */
+	__u64 work_handoff;
+	__u64 reserved[2];
 };
 
 #define RTMON_IOC_MAGIC		0xb7

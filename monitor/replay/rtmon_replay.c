@@ -381,7 +381,7 @@ static const char *hop_name(unsigned int t)
 	static const char *const n[] = {
 		"?", "irq", "timer", "timer_run", "softirq_raise",
 		"softirq_entry", "waking", "switch_in", "block", "work_begin",
-		"work_end", "irq_exit", "rerun"
+		"work_end", "irq_exit", "rerun", "handoff"
 	};
 
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
@@ -800,7 +800,8 @@ static void rtm_line(char *line)
 		if (ev[5] == 'b')
 			rtm_ev_work_begin(core, c, ts, kv_u32(kv, m, "pid", true, 0),
 					  kv_u32(kv, m, "tgid", true, 0),
-					  kv_u64(kv, m, "cookie", true, 0));
+					  kv_u64(kv, m, "cookie", true, 0),
+					  v ? comm : NULL);
 		else
 			rtm_ev_work_end(core, c, ts, kv_u32(kv, m, "pid", true, 0),
 					kv_u32(kv, m, "tgid", true, 0),
@@ -1190,13 +1191,13 @@ static void ftrace_line(char *line)
 		while (isspace((unsigned char)*q))
 			q++;
 		if (!strncmp(q, "begin", 5))
-			rtm_ev_work_begin(core, c, ts, (__u32)pid, 0, x);
+			rtm_ev_work_begin(core, c, ts, (__u32)pid, 0, x, tcomm);
 		else
 			rtm_ev_work_end(core, c, ts, (__u32)pid, 0, x, tcomm);
 	} else if (!strcmp(ev, "workqueue_queue_work")) {
 		if (!ft_num(q, "work struct", 16, &x))
 			return;
-		rtm_ev_work_begin(core, c, ts, (__u32)pid, 0, x);
+		rtm_ev_work_begin(core, c, ts, (__u32)pid, 0, x, tcomm);
 	} else if (!strcmp(ev, "workqueue_execute_end")) {
 		const char *w = strstr(q, "work struct ");
 
@@ -1302,6 +1303,7 @@ static void print_counters(__u32 leaks)
 			{ "irq_coalesced", s.irq_coalesced },
 			{ "irq_nowake", s.irq_nowake },
 			{ "work_untraced", s.work_untraced },
+			{ "work_handoff", s.work_handoff },
 		};
 
 		if (opt.json)

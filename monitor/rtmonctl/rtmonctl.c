@@ -324,7 +324,7 @@ static int cmd_targets(int argc, char **argv, int json)
 
 static json_t *counters_json(const struct rtmon_counters *c)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"chains_started", (json_int_t)c->chains_started,
 		"chains_completed", (json_int_t)c->chains_completed,
 		"chains_abandoned", (json_int_t)c->chains_abandoned,
@@ -345,7 +345,8 @@ static json_t *counters_json(const struct rtmon_counters *c)
 		"irq_coalesced", (json_int_t)c->irq_coalesced,
 		"irq_nowake", (json_int_t)c->irq_nowake,
 		"irq_rerun", (json_int_t)c->irq_rerun,
-		"work_untraced", (json_int_t)c->work_untraced);
+		"work_untraced", (json_int_t)c->work_untraced,
+		"work_handoff", (json_int_t)c->work_handoff);
 }
 
 static int cmd_status(int json)
@@ -385,8 +386,9 @@ static int cmd_status(int json)
 	printf("irq threads: %llu interrupts found their thread awake (followed)"
 	       ", %llu coalesced into its pass, %llu no wakeup (lost)\n",
 	       c.irq_rerun, c.irq_coalesced, c.irq_nowake);
-	printf("work: %llu items begun without a traced trigger (no record)\n",
-	       c.work_untraced);
+	printf("work: %llu items begun without a traced trigger (no record), "
+	       "%llu taken up from their IRQ thread (followed)\n",
+	       c.work_untraced, c.work_handoff);
 	return cmd_targets_list(r, 0);
 }
 

@@ -223,7 +223,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				      (b & 15) | 1, (b & 0x80) ? NULL : cm);
 			break;
 		case 18:
-			rtm_ev_work_begin(c, cpu, ts, a & 15, (a >> 4) & 1, b & 7);
+			rtm_ev_work_begin(c, cpu, ts, a & 15, (a >> 4) & 1, b & 7,
+					  (b & 0x80) ? NULL : cm);
 			break;
 		case 19:
 			rtm_ev_work_end(c, cpu, ts, a & 15, (a >> 4) & 1, b & 7,

@@ -313,7 +313,7 @@ static void *cpu_main(void *arg)
 			if (op & 1) {
 				if (st.cur)
 					rtm_ev_work_begin(core, cpu, now(), st.cur,
-							  1, ck);
+							  1, ck, cm);
 			} else {
 				rtm_ev_work_end(core, cpu, now(), pid, 1, ck, cm);
 			}

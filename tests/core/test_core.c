@@ -317,8 +317,8 @@ static void t_cookie_scope(void)
 	CHECK(target(c, 0, "worker", RTM_SRC_ANY, 0, RTM_END_WORK_END, 0) == 0);
 	irq_wake(c, 0, 100, 3, 50, "disp");
 	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm);
-	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead);
-	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef);	/* not the tracked task */
+	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead, NULL);
+	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef, NULL);	/* not the tracked task */
 	rtm_ev_work_end(c, 1, 400, 60, 41, 0xdead, wk);	/* other tgid */
 	CHECK(drain(c, 2, NULL) == 0);
 	rtm_ev_work_end(c, 1, 500, 60, 40, 0xdead, wk);

@@ -221,7 +221,8 @@ static void run(size_t from, size_t to)
 				      e->c, e->comm);
 			break;
 		case E_WBEGIN:
-			rtm_ev_work_begin(core, e->cpu, e->ts, e->a, e->b, e->x);
+			rtm_ev_work_begin(core, e->cpu, e->ts, e->a, e->b, e->x,
+					  e->comm);
 			break;
 		default:
 			rtm_ev_work_end(core, e->cpu, e->ts, e->a, e->b, e->x,

@@ -116,9 +116,10 @@ c0 = json.load(open(T + "/c0.json"))["counters"]["drops"]
 c1 = json.load(open(T + "/c1.json"))["counters"]["drops"]
 counted = {k: c1[k] - c0[k] for k in c1 if c1[k] != c0[k]}
 print(f"module's counted losses during the run: {counted or 'none'}; "
-      f"interrupts followed to their thread's next pass: {counted.get('irq_rerun', 0)}")
-# (irq_rerun: followed; hops: hops a record lacks, not chains)
-lost = sum(v for k, v in counted.items() if k not in ("irq_rerun", "hops"))
+      f"followed: interrupts to their thread's next pass {counted.get('irq_rerun', 0)}, "
+      f"work taken up from its IRQ thread {counted.get('work_handoff', 0)}")
+# (irq_rerun, work_handoff: followed; hops: hops a record lacks, not chains)
+lost = sum(v for k, v in counted.items() if k not in ("irq_rerun", "work_handoff", "hops"))
 assert len(missing) <= lost, \
     f"{len(missing)} items without a record, only {lost} losses counted: {missing[:20]}"
 assert kinds["irq"] >= items * 0.5, f"only {kinds['irq']} IRQ-started chains"

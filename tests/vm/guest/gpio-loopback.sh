@@ -35,7 +35,7 @@ fixed_run() {
 		--ready "$W/$name.ready" --log "$W/$name.jsonl" --rtmon \
 		--hist-out "$W/$name.hist.json" --json --edges >"$W/$name.json" 2>"$W/$name.loop.err" || rc=$?
 	respond_wait
-	grep -E '^  (irq threads|drops|chains)' /proc/rtmon/status | sed "s/^ */$name: module counters: /"
+	grep -E '^  (irq threads|work|drops|chains)' /proc/rtmon/status | sed "s/^ */$name: module counters: /"
 	[ $rc -eq 0 ] || fail "rtmon-gpio-loop ($name, responder priority $prio) exit $rc: $(cat "$W/$name.loop.err"; python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))

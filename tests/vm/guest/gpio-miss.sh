@@ -34,7 +34,7 @@ run() {
 		--ready "$W/$name.ready" --log "$W/$name.jsonl" --rtmon --json --edges \
 		"$@" >"$W/$name.json" 2>"$W/$name.loop.err" || rc=$?
 	respond_wait
-	note "$name: rtmon-gpio-loop exit status $rc; module: $(grep '^  irq threads' /proc/rtmon/status)"
+	note "$name: rtmon-gpio-loop exit status $rc; module:$(grep -E '^  (irq threads|work)' /proc/rtmon/status | tr -s ' \n' ' ')"
 }
 
 # ---- 1: provoked misses ----

@@ -81,7 +81,7 @@ counted = {k: d(k) for k in ("irq_coalesced", "irq_nowake", "work_untraced",
 print(f"{toggles} edges made, {len(items)} handled by the responder (gpiolib "
       f"folds edges that come before its thread ran), {len(by)} with their record, "
       f"{len(missing)} without")
-print(f"module: irq_rerun {d('irq_rerun')} (followed), records flagged coalesced "
+print(f"module: followed: irq_rerun {d('irq_rerun')}, work_handoff {d('work_handoff')}; records flagged coalesced "
       f"{len(coalesced)}; counted losses: " +
       ", ".join(f"{k} {v}" for k, v in counted.items() if v) or "none")
 assert not dup, f"cookies with several records: {dup[:10]}"
