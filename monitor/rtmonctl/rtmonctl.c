@@ -523,7 +523,7 @@ json_t *rtmond_stats_target(json_t *stats, const char *name)
 }
 
 /* --dir DIR / -n N for the commands that read rtmond's files */
-static long dir_opts(int argc, char **argv, int want_n)
+long dir_opts(int argc, char **argv, int want_n)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
@@ -697,6 +697,8 @@ static int cmd_misses(int argc, char **argv, int json)
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
 		       rtmon_fmt_ns(b, sizeof(b), (uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))),
 		       who, snap_where(m, where, sizeof(where)));
+		if (!rtmond_miss_culprit(m, where, sizeof(where)))
+			printf("         culprit: %s\n", where);
 	}
 	for (i = 0; i < total; i++)
 		json_decref(all[i]);
@@ -704,20 +706,17 @@ static int cmd_misses(int argc, char **argv, int json)
 	return 0;
 }
 
-static int cmd_show(int argc, char **argv, int json)
+json_t *rtmond_miss_find(const char *seq_arg)
 {
-	json_t *m = NULL, *hops, *h, *flags, *fl;
-	char *line = NULL, *end, a[32], b[32], where[600];
+	json_t *m = NULL;
+	char *line = NULL, *end;
 	long long want;
-	size_t cap = 0, i;
+	size_t cap = 0;
 	FILE *f;
 
-	dir_opts(argc, argv, 0);
-	if (optind != argc - 1)
-		usage_error("usage: rtmonctl show SEQ [--dir DIR] [--json]");
-	want = strtoll(argv[optind], &end, 10);
-	if (*end || want < 0)
-		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", argv[optind]);
+	want = strtoll(seq_arg, &end, 10);
+	if (*end || want < 0 || end == seq_arg)
+		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", seq_arg);
 	f = open_misses();
 	while (getline(&line, &cap, f) > 0) {
 		json_t *x = json_loads(line, 0, NULL);
@@ -733,6 +732,21 @@ static int cmd_show(int argc, char **argv, int json)
 	free(line);
 	if (!m)
 		fail(0, "no miss with seq %lld in %s/misses.jsonl", want, rtmond_dir);
+	return m;
+}
+
+static int cmd_show(int argc, char **argv, int json)
+{
+	json_t *m, *hops, *h, *flags, *fl;
+	char a[32], b[32], where[600];
+	long long want;
+	size_t i;
+
+	dir_opts(argc, argv, 0);
+	if (optind != argc - 1)
+		usage_error("usage: rtmonctl show SEQ [--dir DIR] [--json]");
+	m = rtmond_miss_find(argv[optind]);
+	want = json_integer_value(json_object_get(m, "seq"));
 	if (json) {
 		json_out(m);
 		return 0;
@@ -779,6 +793,9 @@ static const char help[] =
 	"  hist TARGET [--dir DIR]    rtmond's latency histogram and percentiles of a target\n"
 	"  misses [-n N] [--dir DIR]  the misses rtmond saved, with their snapshot files\n"
 	"  show SEQ [--dir DIR]       one miss with its per-hop breakdown\n"
+	"  explain SEQ [--dir DIR]    where a miss's time went, and who took it (from\n"
+	"                             its ftrace snapshot); explain --record FILE\n"
+	"                             --snapshot FILE: a saved record and snapshot\n"
 	"  top [-i SEC] [-n N] [--dir DIR] [--status FILE]\n"
 	"                             live per-target view every SEC (default 1) seconds,\n"
 	"                             N times (default: until interrupted)\n"
@@ -816,6 +833,8 @@ int main(int argc, char **argv)
 		return cmd_top(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "plot"))
 		return cmd_plot(argc - 1, argv + 1, json);
+	if (!strcmp(argv[1], "explain"))
+		return cmd_explain(argc - 1, argv + 1, json);
 	if (!strcmp(argv[1], "start") || !strcmp(argv[1], "stop")) {
 		r = open_dev();
 		err = argv[1][2] == 'a' ? rtmon_start(r) : rtmon_stop(r);

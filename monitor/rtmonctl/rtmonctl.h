@@ -21,7 +21,15 @@ json_t *rtmond_stats_load(json_error_t *err);
 /* A target's object in it (borrowed), or NULL. */
 json_t *rtmond_stats_target(json_t *stats, const char *name);
 
+/* --dir and -n COUNT (when want_n) from argv; returns COUNT or -1 */
+long dir_opts(int argc, char **argv, int want_n);
+/* The line of misses.jsonl with seq SEQ (the last one); fails if none. */
+json_t *rtmond_miss_find(const char *seq);
+
 int cmd_top(int argc, char **argv, int json);
+int cmd_explain(int argc, char **argv, int json);
+/* The culprit line of miss m from its ftrace snapshot: 0, or -1 (none). */
+int rtmond_miss_culprit(json_t *m, char *buf, size_t len);
 int cmd_plot(int argc, char **argv, int json);
 
 #endif /* RTMONCTL_H */

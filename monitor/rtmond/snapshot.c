@@ -3,7 +3,8 @@
  * snapshot.c - what rtmond saves with each deadline miss:
  *
  * - ftrace: an instance of its own (/sys/kernel/tracing/instances/NAME)
- *   recording sched_switch, sched_waking, irq_handler_entry/exit,
+ *   recording sched_switch, sched_waking, sched_migrate_task (what
+ *   rtmonctl explain needs), irq_handler_entry/exit,
  *   softirq_raise/entry/exit, hrtimer_expire_entry/exit and rtmon:* on the
  *   mono clock (the records' CLOCK_MONOTONIC), with its snapshot buffer
  *   allocated at setup. On a miss the main thread writes 1 to 'snapshot'
@@ -79,7 +80,8 @@ static int write_file(const char *dir, const char *file, const char *val)
 }
 
 static const char *const ft_events[] = {
-	"sched/sched_switch", "sched/sched_waking", "irq/irq_handler_entry",
+	"sched/sched_switch", "sched/sched_waking", "sched/sched_migrate_task",
+	"irq/irq_handler_entry",
 	"irq/irq_handler_exit", "irq/softirq_raise", "irq/softirq_entry",
 	"irq/softirq_exit", "timer/hrtimer_expire_entry",
 	"timer/hrtimer_expire_exit", "rtmon", NULL

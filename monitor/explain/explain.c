@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * explain.c - split a chain's latency into who took the time (explain.h).
+ *
+ * Each stretch between two hops is handed to the context that had to act
+ * next (the handler, the woken task, the task at work); its time is then
+ * split by what the kernel events say that cpu or task did: which task
+ * ran, hard IRQs and softirqs on top of it, the task preempted, blocked,
+ * woken. Every stretch is attributed in full (what the snapshot does not
+ * cover is "unknown"), so the parts add up to the latency exactly.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "explain.h"
+#include "rtm_record.h"
+
+static const char *const cat_names[RTX_NCAT] = {
+	[RTX_SOURCE_DELAY] = "source_delay",
+	[RTX_HANDLER] = "handler",
+	[RTX_SOFTIRQ] = "softirq",
+	[RTX_RUNNABLE] = "runnable",
+	[RTX_IRQ] = "irq_interference",
+	[RTX_SOFTIRQ_INTF] = "softirq_interference",
+	[RTX_RUNNING] = "running",
+	[RTX_PREEMPTED] = "preempted",
+	[RTX_BLOCKED] = "blocked",
+	[RTX_UNKNOWN] = "unknown",
+};
+
+static const char *const vec_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU"
+};
+
+const char *rtx_cat_name(enum rtx_cat c)
+{
+	return (unsigned int)c < RTX_NCAT ? cat_names[c] : "?";
+}
+
+/* ---- parts ---- */
+
+struct rtx_ctx {
+	const struct rtx_chain *c;
+	const struct fts_trace *t;
+	struct rtx_result *r;
+	int hop;		/* the hop the current stretch leads to */
+};
+
+static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
+		     int cpu, uint64_t ns)
+{
+	struct rtx_result *r = x->r;
+	int i;
+
+	if (!ns)
+		return;
+	r->sum += ns;
+	/* one part per (category, cpu, who), a task's priority aside: a
+	 * task seen at two priorities (priority inheritance) is marked */
+	const char *br = strchr(who, ']');
+	size_t key = br ? (size_t)(br - who) + 1 : strlen(who);
+
+	for (i = 0; i < r->nparts; i++) {
+		struct rtx_part *p = &r->parts[i];
+
+		if (p->cat != cat || p->cpu != cpu || strncmp(p->who, who, key) ||
+		    (p->who[key] && p->who[key] != ' '))
+			continue;
+		p->ns += ns;
+		if (strcmp(p->who, who) && !strstr(p->who, " (boosted)") &&
+		    strlen(p->who) + 11 < sizeof(p->who))
+			strcat(p->who, " (boosted)");
+		return;
+	}
+	if (r->nparts == RTX_MAX_PARTS) {
+		/* full: the rest goes to the last part, renamed */
+		struct rtx_part *p = &r->parts[RTX_MAX_PARTS - 1];
+
+		p->cat = RTX_UNKNOWN;
+		snprintf(p->who, sizeof(p->who), "(more parts than kept)");
+		p->cpu = -1;
+		p->ns += ns;
+		return;
+	}
+	r->parts[r->nparts].cat = cat;
+	snprintf(r->parts[r->nparts].who, sizeof(r->parts[0].who), "%s", who);
+	r->parts[r->nparts].cpu = cpu;
+	r->parts[r->nparts].hop = x->hop;
+	r->parts[r->nparts].ns = ns;
+	r->nparts++;
+}
+
+static void note_missing(struct rtx_ctx *x, const char *what)
+{
+	size_t l = strlen(x->r->missing);
+
+	x->r->partial = 1;
+	if (strstr(x->r->missing, what))
+		return;
+	snprintf(x->r->missing + l, sizeof(x->r->missing) - l, "%s%s",
+		 l ? "; " : "", what);
+}
+
+/*
+ * The name a task had last in the snapshot: a switch records the comm of
+ * that moment (a process that exec()s while it runs shows its old name
+ * until it is switched out again). pid 0 (idle) keeps its own per cpu.
+ */
+static const struct fts_trace *name_trace;
+
+static const char *latest_comm(const struct fts_task *t)
+{
+	const struct fts_trace *tr = name_trace;
+	size_t i;
+
+	if (!tr || !t->pid)
+		return t->comm;
+	for (i = tr->n; i-- > 0;) {
+		const struct fts_event *e = &tr->ev[i];
+
+		if (e->type == FTS_SWITCH && e->a.pid == t->pid)
+			return e->a.comm;
+		if (e->type == FTS_SWITCH && e->b.pid == t->pid)
+			return e->b.comm;
+		if (e->type == FTS_WAKING && e->a.pid == t->pid)
+			return e->a.comm;
+	}
+	return t->comm;
+}
+
+static void task_name(char *buf, size_t len, const struct fts_task *t)
+{
+	const char *comm = latest_comm(t);
+
+	if (t->prio < 0)
+		snprintf(buf, len, "%s[%u]", comm, t->pid);
+	else if (t->prio < 100)
+		snprintf(buf, len, "%s[%u] rt %d", comm, t->pid, 99 - t->prio);
+	else
+		snprintf(buf, len, "%s[%u] nice %d", comm, t->pid, t->prio - 120);
+}
+
+/* ---- what a cpu did from a to b ---- */
+
+struct cpu_state {
+	int known;		/* task known */
+	struct fts_task task;
+	int irq;		/* -1: none */
+	char irq_name[24];
+	int vec;		/* -1: none */
+};
+
+static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
+{
+	switch (e->type) {
+	case FTS_SWITCH:
+		s->task = e->b;
+		s->known = 1;
+		break;
+	case FTS_IRQ_ENTRY:
+		s->irq = e->n;
+		snprintf(s->irq_name, sizeof(s->irq_name), "%s", e->name);
+		break;
+	case FTS_IRQ_EXIT:
+		s->irq = -1;
+		break;
+	case FTS_SOFTIRQ_ENTRY:
+		s->vec = e->n;
+		break;
+	case FTS_SOFTIRQ_EXIT:
+		s->vec = -1;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Attribute [a, b) on cpu: hard IRQ and softirq time as interference,
+ * the rest to the task running: cat_self when it is pid, else cat_other.
+ */
+static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
+		      uint32_t pid, enum rtx_cat cat_self, enum rtx_cat cat_other)
+{
+	const struct fts_trace *t = x->t;
+	struct cpu_state s = { .irq = -1, .vec = -1 };
+	uint64_t from = a;
+	char who[128];
+	size_t i;
+
+	if (b <= a)
+		return;
+	/* the state at a; a cpu not switched before a runs the first prev */
+	for (i = 0; i < t->n && t->ev[i].ts <= a; i++)
+		if (t->ev[i].cpu == cpu)
+			cpu_state_apply(&s, &t->ev[i]);
+	if (!s.known) {
+		size_t j;
+
+		for (j = i; j < t->n; j++)
+			if (t->ev[j].cpu == cpu && t->ev[j].type == FTS_SWITCH) {
+				s.task = t->ev[j].a;
+				s.known = 1;
+				break;
+			}
+	}
+	for (;; i++) {
+		uint64_t to = (i < t->n && t->ev[i].ts < b) ? t->ev[i].ts : b;
+
+		if (to > from) {
+			if (s.irq >= 0) {
+				snprintf(who, sizeof(who), "irq %d %s", s.irq, s.irq_name);
+				add_part(x, RTX_IRQ, who, cpu, to - from);
+			} else if (s.vec >= 0) {
+				snprintf(who, sizeof(who), "softirq %s",
+					 s.vec < 10 ? vec_names[s.vec] : "?");
+				add_part(x, RTX_SOFTIRQ_INTF, who, cpu, to - from);
+			} else if (!s.known) {
+				add_part(x, RTX_UNKNOWN, "cpu not in the snapshot", cpu,
+					 to - from);
+			} else {
+				task_name(who, sizeof(who), &s.task);
+				add_part(x, s.task.pid == pid && pid ? cat_self : cat_other,
+					 who, cpu, to - from);
+			}
+			from = to;
+		}
+		if (to == b)
+			break;
+		if (t->ev[i].cpu == cpu)
+			cpu_state_apply(&s, &t->ev[i]);
+	}
+}
+
+/* ---- what a task did from a to b ---- */
+
+enum tstate { T_UNKNOWN, T_RUNNING, T_PREEMPTED, T_RUNNABLE, T_BLOCKED };
+
+struct task_state {
+	enum tstate st;
+	int cpu;
+	char blocked[8];	/* prev_state when it blocked */
+	struct fts_task self;
+};
+
+static int task_event(const struct fts_event *e, uint32_t pid)
+{
+	if (e->type == FTS_SWITCH)
+		return e->a.pid == pid || e->b.pid == pid;
+	if (e->type == FTS_WAKING || e->type == FTS_MIGRATE)
+		return e->a.pid == pid;
+	return 0;
+}
+
+static void task_apply(struct task_state *s, const struct fts_event *e,
+		       uint32_t pid)
+{
+	if (e->type == FTS_SWITCH && e->b.pid == pid) {
+		s->st = T_RUNNING;
+		s->cpu = e->cpu;
+		s->self = e->b;
+	} else if (e->type == FTS_SWITCH && e->a.pid == pid) {
+		s->self = e->a;
+		s->cpu = e->cpu;
+		if (e->prev_state[0] == 'R') {
+			s->st = T_PREEMPTED;
+		} else {
+			s->st = T_BLOCKED;
+			snprintf(s->blocked, sizeof(s->blocked), "%s", e->prev_state);
+		}
+	} else if (e->type == FTS_WAKING) {
+		s->st = T_RUNNABLE;
+		s->cpu = e->n;
+		s->self = e->a;
+	} else if (e->type == FTS_MIGRATE) {
+		s->cpu = e->n;
+	}
+}
+
+/* The waking of pid after from (its waker), or NULL. */
+static const struct fts_event *next_waking(const struct fts_trace *t, size_t i,
+					   uint64_t b, uint32_t pid)
+{
+	for (; i < t->n && t->ev[i].ts <= b; i++)
+		if (t->ev[i].type == FTS_WAKING && t->ev[i].a.pid == pid)
+			return &t->ev[i];
+	return NULL;
+}
+
+static void task_interval(struct rtx_ctx *x, const struct task_state *s,
+			  uint32_t pid, size_t i, uint64_t from, uint64_t to)
+{
+	char who[128], w[48];
+	const struct fts_event *wk;
+
+	switch (s->st) {
+	case T_RUNNING:
+		cpu_split(x, s->cpu, from, to, pid, RTX_RUNNING, RTX_PREEMPTED);
+		break;
+	case T_PREEMPTED:
+		cpu_split(x, s->cpu, from, to, pid, RTX_RUNNING, RTX_PREEMPTED);
+		break;
+	case T_RUNNABLE:
+		cpu_split(x, s->cpu, from, to, pid, RTX_RUNNING, RTX_RUNNABLE);
+		break;
+	case T_BLOCKED:
+		task_name(who, sizeof(who), &s->self);
+		wk = next_waking(x->t, i, to, pid);
+		if (wk) {
+			task_name(w, sizeof(w), &wk->cur);
+			snprintf(who + strlen(who), sizeof(who) - strlen(who),
+				 " %s, woken by %s", s->blocked, w);
+		} else {
+			snprintf(who + strlen(who), sizeof(who) - strlen(who),
+				 " %s", s->blocked);
+		}
+		add_part(x, RTX_BLOCKED, who, s->cpu, to - from);
+		break;
+	default:
+		add_part(x, RTX_UNKNOWN, "task state not in the snapshot", -1,
+			 to - from);
+	}
+}
+
+/*
+ * Attribute [a, b) to task pid, in state hint on hint_cpu unless the
+ * events before a tell otherwise.
+ */
+static void task_split(struct rtx_ctx *x, uint32_t pid, const char *comm,
+		       uint64_t a, uint64_t b, enum tstate hint, int hint_cpu)
+{
+	const struct fts_trace *t = x->t;
+	struct task_state s = { .st = hint, .cpu = hint_cpu };
+	uint64_t from = a;
+	size_t i, last = (size_t)-1;
+
+	if (b <= a)
+		return;
+	s.self.pid = pid;
+	s.self.prio = -1;
+	snprintf(s.self.comm, sizeof(s.self.comm), "%s", comm);
+	for (i = 0; i < t->n && t->ev[i].ts <= a; i++)
+		if (task_event(&t->ev[i], pid))
+			last = i;
+	/* the latest event of the task before a tells its state (a hop's
+	 * own event is at a: within the file's microseconds) */
+	if (last != (size_t)-1)
+		task_apply(&s, &t->ev[last], pid);
+	for (; i < t->n && t->ev[i].ts < b; i++) {
+		if (!task_event(&t->ev[i], pid))
+			continue;
+		task_interval(x, &s, pid, i, from, t->ev[i].ts);
+		from = t->ev[i].ts;
+		task_apply(&s, &t->ev[i], pid);
+	}
+	task_interval(x, &s, pid, i, from, b);
+}
+
+/* ---- one stretch between hops ---- */
+
+static void irq_who(const struct rtx_chain *c, char *buf, size_t len)
+{
+	if (c->kind == RTM_KIND_TIMER)
+		snprintf(buf, len, "timer");
+	else
+		snprintf(buf, len, "irq %" PRIu64, c->source);
+}
+
+static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
+		    const struct rtx_hop *h, uint64_t a, uint64_t b)
+{
+	char who[128];
+
+	if (b <= a)
+		return;
+	switch (h->type) {
+	case RTM_HOP_TIMER_RUN:
+		/* programmed expiry -> handler: whoever ran there meanwhile */
+		cpu_split(x, h->cpu, a, b, 0, RTX_SOURCE_DELAY, RTX_SOURCE_DELAY);
+		return;
+	case RTM_HOP_SWITCH_IN:
+		/* woken (or preempted earlier) until it runs */
+		task_split(x, h->pid, h->comm, a, b,
+			   p->type == RTM_HOP_SWITCH_IN ? T_PREEMPTED : T_RUNNABLE,
+			   h->cpu);
+		return;
+	case RTM_HOP_SOFTIRQ_ENTRY:
+		/* raised until it runs: who ran on that cpu */
+		cpu_split(x, h->cpu, a, b, 0, RTX_RUNNABLE, RTX_RUNNABLE);
+		return;
+	case RTM_HOP_WORK_BEGIN:
+	case RTM_HOP_WORK_END:
+	case RTM_HOP_BLOCK:
+	case RTM_HOP_HANDOFF:
+		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu);
+		return;
+	default:
+		break;
+	}
+	/* a wakeup, raise, rerun or IRQ exit: by the context it names */
+	if (h->ctx == RTM_CTX_HARDIRQ) {
+		irq_who(x->c, who, sizeof(who));
+		add_part(x, RTX_HANDLER, who, h->cpu, b - a);
+	} else if (h->ctx == RTM_CTX_SOFTIRQ) {
+		add_part(x, RTX_SOFTIRQ, p->type == RTM_HOP_SOFTIRQ_ENTRY &&
+			 p->pid < 10 ? vec_names[p->pid] : "softirq", h->cpu, b - a);
+	} else {
+		/* a task woke the next one: the waker is the previous hop's task */
+		task_split(x, p->pid, p->comm, a, b, T_RUNNING, h->cpu);
+	}
+}
+
+void rtx_explain(const struct rtx_chain *c, const struct fts_trace *t,
+		 struct rtx_result *r)
+{
+	struct rtx_ctx x = { .c = c, .t = t, .r = r };
+	uint64_t a, b, lo, hi;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->culprit = -1;
+	name_trace = t;
+	r->latency = c->end > c->start ? c->end - c->start : 0;
+	if (!t->n)
+		note_missing(&x, "no kernel events in the snapshot");
+	if (c->truncated)
+		note_missing(&x, "hops between the root and the last 15 are not in the record");
+	for (i = 1; i <= c->nhops; i++) {
+		const struct rtx_hop *p = &c->hops[i - 1];
+		const struct rtx_hop *h = i < c->nhops ? &c->hops[i] : NULL;
+
+		x.hop = i;
+		a = p->ts < c->start ? c->start : p->ts;
+		if (a > c->end)
+			a = c->end;
+		b = h ? h->ts : c->end;
+		if (b > c->end)
+			b = c->end;
+		if (b <= a)
+			continue;
+		if (!h) {
+			/* an open chain (overdue report): it waits at its last hop */
+			note_missing(&x, "the chain was still open (overdue report)");
+			add_part(&x, RTX_UNKNOWN, "still open", p->cpu, b - a);
+			continue;
+		}
+		/* what the snapshot does not cover */
+		lo = t->n ? t->first_ts : b;
+		hi = t->n ? t->last_ts : b;
+		if (a < lo) {
+			uint64_t e = lo < b ? lo : b;
+
+			note_missing(&x, "the snapshot starts after the chain's start");
+			add_part(&x, RTX_UNKNOWN, "before the snapshot", h->cpu, e - a);
+			a = e;
+		}
+		if (b > hi && a < b) {
+			uint64_t s = hi > a ? hi : a;
+
+			note_missing(&x, "the snapshot ends before the chain's end");
+			add_part(&x, RTX_UNKNOWN, "after the snapshot", h->cpu, b - s);
+			b = s;
+		}
+		stretch(&x, p, h, a, b);
+	}
+	/* largest first; the culprit is the largest known part */
+	for (i = 1; i < r->nparts; i++) {
+		struct rtx_part k = r->parts[i];
+		int j = i;
+
+		while (j > 0 && r->parts[j - 1].ns < k.ns) {
+			r->parts[j] = r->parts[j - 1];
+			j--;
+		}
+		r->parts[j] = k;
+	}
+	for (i = 0; i < r->nparts; i++)
+		if (r->parts[i].cat != RTX_UNKNOWN) {
+			r->culprit = i;
+			break;
+		}
+}
+
+void rtx_culprit_line(const struct rtx_result *r, char *buf, size_t len)
+{
+	const struct rtx_part *p;
+	double pct;
+	char on[24] = "";
+
+	if (r->culprit < 0) {
+		snprintf(buf, len, "no culprit: %s", r->missing[0] ? r->missing :
+			 "nothing to explain");
+		return;
+	}
+	p = &r->parts[r->culprit];
+	pct = r->latency ? 100.0 * (double)p->ns / (double)r->latency : 0;
+	if (p->cpu >= 0)
+		snprintf(on, sizeof(on), " on cpu %d", p->cpu);
+	switch (p->cat) {
+	case RTX_RUNNABLE:
+		snprintf(buf, len, "%.0f%% (%.3f us) runnable behind %s%s", pct, p->ns / 1e3, p->who, on);
+		break;
+	case RTX_PREEMPTED:
+		snprintf(buf, len, "%.0f%% (%.3f us) preempted by %s%s", pct, p->ns / 1e3, p->who, on);
+		break;
+	case RTX_SOURCE_DELAY:
+		snprintf(buf, len, "%.0f%% (%.3f us) source delay, %s running%s", pct, p->ns / 1e3, p->who, on);
+		break;
+	default:
+		snprintf(buf, len, "%.0f%% (%.3f us) %s: %s%s", pct, p->ns / 1e3,
+			 rtx_cat_name(p->cat), p->who, on);
+	}
+	if (r->partial && strlen(buf) + 10 < len)
+		strcat(buf, " (partial)");
+}
+
+json_t *rtx_json(const struct rtx_result *r)
+{
+	json_t *o, *parts = json_array();
+	char line[256];
+	int i;
+
+	for (i = 0; i < r->nparts; i++) {
+		const struct rtx_part *p = &r->parts[i];
+
+		json_array_append_new(parts, json_pack("{s:s, s:s, s:i, s:i, s:I, s:f}",
+			"category", rtx_cat_name(p->cat), "who", p->who,
+			"cpu", p->cpu, "hop", p->hop, "ns", (json_int_t)p->ns,
+			"share", r->latency ? (double)p->ns / (double)r->latency : 0.0));
+	}
+	rtx_culprit_line(r, line, sizeof(line));
+	o = json_pack("{s:I, s:I, s:b, s:s, s:o}",
+		      "latency_ns", (json_int_t)r->latency,
+		      "sum_ns", (json_int_t)r->sum, "partial", r->partial,
+		      "culprit", line, "parts", parts);
+	if (o && r->missing[0])
+		json_object_set_new(o, "missing", json_string(r->missing));
+	return o;
+}
+
+/* ---- the chain from a record's JSON ---- */
+
+static int hop_type(const char *ev)
+{
+	static const char *const names[] = {
+		[RTM_HOP_IRQ] = "irq", [RTM_HOP_TIMER] = "timer",
+		[RTM_HOP_TIMER_RUN] = "timer_run",
+		[RTM_HOP_SOFTIRQ_RAISE] = "softirq_raise",
+		[RTM_HOP_SOFTIRQ_ENTRY] = "softirq",
+		[RTM_HOP_WAKING] = "waking", [RTM_HOP_SWITCH_IN] = "switch_in",
+		[RTM_HOP_BLOCK] = "block", [RTM_HOP_WORK_BEGIN] = "work_begin",
+		[RTM_HOP_WORK_END] = "work_end", [RTM_HOP_IRQ_EXIT] = "irq_exit",
+		[RTM_HOP_RERUN] = "rerun", [RTM_HOP_HANDOFF] = "handoff",
+	};
+	unsigned int i;
+
+	for (i = 1; ev && i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i] && !strcmp(ev, names[i]))
+			return (int)i;
+	return -1;
+}
+
+static int ctx_of(const char *s)
+{
+	if (s && !strcmp(s, "hardirq"))
+		return RTM_CTX_HARDIRQ;
+	if (s && !strcmp(s, "softirq"))
+		return RTM_CTX_SOFTIRQ;
+	return RTM_CTX_TASK;
+}
+
+int rtx_chain_from_json(struct rtx_chain *c, json_t *rec, char *err, size_t len)
+{
+	json_t *hops = json_object_get(rec, "hops"), *h, *fl;
+	const char *kind = json_string_value(json_object_get(rec, "kind"));
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (!json_is_object(rec) || !json_is_array(hops) || !json_array_size(hops) ||
+	    !json_is_integer(json_object_get(rec, "start_ns")) ||
+	    !json_is_integer(json_object_get(rec, "end_ns"))) {
+		snprintf(err, len, "not a chain record (start_ns, end_ns, hops)");
+		return -1;
+	}
+	c->seq = (uint64_t)json_integer_value(json_object_get(rec, "seq"));
+	c->start = (uint64_t)json_integer_value(json_object_get(rec, "start_ns"));
+	c->end = (uint64_t)json_integer_value(json_object_get(rec, "end_ns"));
+	c->kind = kind && !strcmp(kind, "timer") ? RTM_KIND_TIMER : RTM_KIND_IRQ;
+	c->source = (uint64_t)json_integer_value(json_object_get(rec, "source"));
+	json_array_foreach(json_object_get(rec, "flags"), i, fl)
+		if (json_is_string(fl) && !strcmp(json_string_value(fl), "truncated"))
+			c->truncated = 1;
+	json_array_foreach(hops, i, h) {
+		struct rtx_hop *o;
+		const char *ev = json_string_value(json_object_get(h, "event"));
+		json_int_t ts = json_integer_value(json_object_get(h, "ts_ns"));
+
+		if (i >= RTX_MAX_HOPS) {
+			snprintf(err, len, "more than %d hops", RTX_MAX_HOPS);
+			return -1;
+		}
+		o = &c->hops[i];
+		o->type = hop_type(ev);
+		if (o->type < 0 || !json_is_integer(json_object_get(h, "ts_ns")) || ts < 0) {
+			snprintf(err, len, "hop %zu: unknown event or no ts_ns", i);
+			return -1;
+		}
+		o->ts = (uint64_t)ts;
+		o->cpu = (int)json_integer_value(json_object_get(h, "cpu"));
+		o->ctx = ctx_of(json_string_value(json_object_get(h, "ctx")));
+		o->pid = (uint32_t)json_integer_value(json_object_get(h, "pid"));
+		snprintf(o->comm, sizeof(o->comm), "%s",
+			 json_string_value(json_object_get(h, "comm")) ?: "");
+		if (i && o->ts < c->hops[i - 1].ts) {
+			/* hops on other cpus: same clock, order kept */
+			o->ts = c->hops[i - 1].ts;
+		}
+	}
+	c->nhops = (int)json_array_size(hops);
+	if (c->end < c->start) {
+		snprintf(err, len, "end_ns before start_ns");
+		return -1;
+	}
+	return 0;
+}
