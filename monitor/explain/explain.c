@@ -404,7 +404,8 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		irq_who(x->c, who, sizeof(who));
 		add_part(x, RTX_HANDLER, who, h->cpu, b - a);
 	} else if (h->ctx == RTM_CTX_SOFTIRQ) {
-		add_part(x, RTX_SOFTIRQ, p->type == RTM_HOP_SOFTIRQ_ENTRY &&
+		add_part(x, RTX_SOFTIRQ, p->type == RTM_HOP_TIMER_RUN ?
+			 "timer (softirq)" : p->type == RTM_HOP_SOFTIRQ_ENTRY &&
 			 p->pid < 10 ? vec_names[p->pid] : "softirq", h->cpu, b - a);
 	} else {
 		/* a task woke the next one: the waker is the previous hop's task */

@@ -304,7 +304,8 @@ int fts_parse(struct fts_trace *t, const char *buf, size_t len)
 		s = nl + 1;
 	}
 	/* the file is in time order already; a merged one is sorted here */
-	qsort(t->ev, t->n, sizeof(*t->ev), fts_cmp);
+	if (t->n > 1)
+		qsort(t->ev, t->n, sizeof(*t->ev), fts_cmp);
 	for (i = 0; i < t->n; i++) {
 		if (!i || t->ev[i].ts < t->first_ts)
 			t->first_ts = t->ev[i].ts;

@@ -155,4 +155,62 @@ then
 else
 	fail top/json "$(cat err.txt) $(head -c 400 top.json)"
 fi
+# ---- explain: a real record and ftrace snapshot (data/explain, from the
+# guest test explain-hog on 6.1 PREEMPT_RT: cyclictest FIFO 50 behind a
+# FIFO 80 busy loop, python3[173], on cpu 1)
+E=$here/data/explain
+if "$R" --json explain --record "$E/record.json" --snapshot "$E/snapshot.txt" >ex.json 2>err.txt &&
+	python3 - ex.json <<'PY' 2>>err.txt
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seq"] == 377 and d["latency_ns"] == 3361490 and d["sum_ns"] == d["latency_ns"], d
+assert not d["partial"] and d["snapshot_bad_lines"] == 0 and d["snapshot_events"] > 1000, d
+top = d["parts"][0]
+assert top["category"] == "runnable" and top["who"] == "python3[173] rt 80" and top["cpu"] == 1, top
+assert top["share"] > 0.95, top
+assert d["culprit"].startswith("98% (3287.330 us) runnable behind python3[173] rt 80 on cpu 1"), d["culprit"]
+assert sum(p["ns"] for p in d["parts"]) == d["latency_ns"]
+PY
+then
+	pass "explain/real (runnable behind python3[173] rt 80: 98%, parts add up to 3361.490 us)"
+else
+	fail explain/real "$(head -c 400 err.txt)"
+fi
+"$R" explain --record "$E/record.json" --snapshot "$E/snapshot.txt" >ex.txt 2>err.txt
+if grep -q "^#377 latency 3361.490 us: 98% (3287.330 us) runnable behind python3\[173\] rt 80 on cpu 1" ex.txt &&
+	grep -q "sum 3361.490 us of 3361.490 us" ex.txt; then
+	pass "explain/text (culprit line, per-part table, sum)"
+else
+	fail explain/text "$(head -c 300 ex.txt)"
+fi
+# a snapshot cut short, one from another boot (no overlap), garbage: partial, never a made-up culprit
+head -c 60000 "$E/snapshot.txt" >cut.txt
+sed -E 's/ ([0-9]+)\.([0-9]{6}):/ 9\1.\2:/' "$E/snapshot.txt" >otherboot.txt
+head -c 3000 /dev/urandom >garbage.txt 2>/dev/null || printf 'x [0] 1.2: sched_switch: prev_pid=zz\n' >garbage.txt
+for k in cut otherboot garbage; do
+	if "$R" --json explain --record "$E/record.json" --snapshot $k.txt >ex-$k.json 2>err.txt &&
+		python3 - ex-$k.json $k <<'PY' 2>>err.txt
+import json, sys
+d, k = json.load(open(sys.argv[1])), sys.argv[2]
+assert d["partial"] and d["missing"], d
+assert d["sum_ns"] == d["latency_ns"], d
+if k != "cut":
+    assert d["culprit"].startswith("no culprit"), d["culprit"]
+PY
+	then
+		pass "explain/partial-$k ($(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["missing"])' ex-$k.json))"
+	else
+		fail explain/partial-$k "$(head -c 400 err.txt) $(head -c 300 ex-$k.json)"
+	fi
+done
+run explain/no-snapshot 1 "cannot read the snapshot" "$R" explain --record "$E/record.json" --snapshot /nonexistent
+echo '{"seq": 1}' >bad-record.json
+run explain/bad-record 1 "not a chain record" "$R" explain --record bad-record.json --snapshot "$E/snapshot.txt"
+run explain/usage 2 "usage: rtmonctl explain" "$R" explain --record "$E/record.json"
+mkdir -p dir
+cp "$E/record.json" dir/misses.jsonl
+run explain/unknown-seq 1 "no miss with seq 5" "$R" explain 5 --dir dir
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["snapshot"]={"skipped":"rate_limited"}; print(json.dumps(m))' \
+	"$E/record.json" >dir/misses.jsonl
+run explain/rate-limited 1 "has no snapshot: rate_limited" "$R" explain 377 --dir dir
 [ $fails -eq 0 ]

@@ -41,9 +41,11 @@ for ((i = 0; i < 100; i++)); do grep -q "running" $T/rtmond.log && break; sleep 
 grep -q "running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
 
 # the hog writes its burst windows (CLOCK_MONOTONIC ns, as the records)
+# (ready file: cyclictest starts once the interpreter is up)
 chrt -f 80 taskset -c 1 python3 -c '
 import sys, time
 w = []
+open(sys.argv[1] + ".ready", "w").close()
 time.sleep(0.5)
 for _ in range(8):
     s = time.monotonic_ns()
@@ -54,7 +56,10 @@ for _ in range(8):
 open(sys.argv[1], "w").write("".join(f"{a} {b}\n" for a, b in w))
 ' $T/bursts.txt &
 hog=$!
-cyclictest -q -t1 -p 50 -a 1 -i 2000 -l 600 -m >$T/cyclictest.txt 2>&1 || fail "cyclictest failed"
+for ((i = 0; i < 300; i++)); do [ -e $T/bursts.txt.ready ] && break; sleep 0.1; done
+[ -e $T/bursts.txt.ready ] || fail "the hog did not start"
+# 2 ms period for 3 s: the bursts (0.5 s after ready, then 8 x ~0.1 s)
+cyclictest -q -t1 -p 50 -a 1 -i 2000 -l 1500 -m >$T/cyclictest.txt 2>&1 || fail "cyclictest failed"
 wait $hog
 hog_pid=$hog
 hog=
@@ -83,16 +88,26 @@ if $RTMONCTL explain 999999 --dir $out >$T/unknown.out 2>&1; then
 fi
 grep -q "no miss with seq 999999" $T/unknown.out || fail "unknown miss: $(cat $T/unknown.out)"
 
-# the fixture: the first explained miss's record and snapshot
-python3 - $out/misses.jsonl $T <<'PY'
-import json, shutil, sys
+# the fixture (tests/monitor/data/explain): the first miss that overlaps a
+# hog burst, its snapshot cut to 100 ms before and 20 ms after the chain
+python3 - $out/misses.jsonl $T $T/bursts.txt <<'PY'
+import json, re, sys
+bursts = [tuple(map(int, l.split())) for l in open(sys.argv[3])]
+ts = re.compile(r" (\d+)\.(\d{6}): ")
 for l in open(sys.argv[1]):
     m = json.loads(l)
     f = (m.get("snapshot") or {}).get("ftrace")
-    if f:
-        open(sys.argv[2] + "/fixture-record.json", "w").write(l)
-        shutil.copy(f, sys.argv[2] + "/fixture-snapshot.txt")
-        break
+    if not f or not any(min(b, m["end_ns"]) > max(a, m["start_ns"]) for a, b in bursts):
+        continue
+    open(sys.argv[2] + "/fixture-record.json", "w").write(l)
+    with open(sys.argv[2] + "/fixture-snapshot.txt", "w") as o:
+        for t in open(f):
+            x = ts.search(t)
+            if not x:
+                o.write(t)	# the header
+            elif m["start_ns"] - 100000000 <= int(x[1]) * 10**9 + int(x[2]) * 1000 <= m["end_ns"] + 20000000:
+                o.write(t)
+    break
 PY
 python3 - $out/misses.jsonl $T/explained.jsonl "$hog_pid" $T/bursts.txt <<'PY'
 import json, sys
