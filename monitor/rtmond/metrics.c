@@ -55,6 +55,79 @@ static void counter(struct buf *b, const char *name, const char *help, uint64_t 
 
 __thread int rtmond_rcu_registered;
 
+/*
+ * The time of the explained misses' parts, per target and category
+ * (explain_job.c, in the snapshot worker). A fixed table: a category of a
+ * target beyond it is left out of the metric (logged once).
+ */
+#define CAUSE_MAX	512
+static pthread_mutex_t cause_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char target[RTMON_NAME_LEN];
+	char category[24];
+	uint64_t ns;
+} causes[CAUSE_MAX];
+static unsigned int ncauses;
+
+void rtmond_metrics_cause_add(const char *target, const char *category, uint64_t ns)
+{
+	static int full_logged;
+	unsigned int i;
+
+	pthread_mutex_lock(&cause_lock);
+	for (i = 0; i < ncauses; i++)
+		if (!strcmp(causes[i].target, target) && !strcmp(causes[i].category, category))
+			break;
+	if (i == ncauses) {
+		if (ncauses == CAUSE_MAX) {
+			if (!full_logged++)
+				rtmond_log("metrics: more than %d target/category pairs of miss causes", CAUSE_MAX);
+			pthread_mutex_unlock(&cause_lock);
+			return;
+		}
+		snprintf(causes[i].target, sizeof(causes[i].target), "%s", target);
+		snprintf(causes[i].category, sizeof(causes[i].category), "%s", category);
+		ncauses++;
+	}
+	causes[i].ns += ns;
+	pthread_mutex_unlock(&cause_lock);
+}
+
+/* A label value as the exposition format wants it: \\, \" and \n escaped. */
+static const char *label_esc(char *out, size_t len, const char *in)
+{
+	size_t o = 0;
+
+	for (; *in && o + 3 < len; in++) {
+		if (*in == '\\' || *in == '"') {
+			out[o++] = '\\';
+			out[o++] = *in;
+		} else if (*in == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *in;
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
+static void causes_put(struct buf *b)
+{
+	char t[2 * RTMON_NAME_LEN + 4];
+	unsigned int i;
+
+	bput(b, "# HELP rtmon_miss_cause_seconds_total Time of explained misses by target and category (rtmonctl explain).\n"
+		"# TYPE rtmon_miss_cause_seconds_total counter\n");
+	pthread_mutex_lock(&cause_lock);
+	for (i = 0; i < ncauses; i++)
+		bput(b, "rtmon_miss_cause_seconds_total{target=\"%s\",category=\"%s\"} %.9f\n",
+		     label_esc(t, sizeof(t), causes[i].target), causes[i].category,
+		     (double)causes[i].ns / 1e9);
+	pthread_mutex_unlock(&cause_lock);
+}
+
 char *rtmond_metrics_text(size_t *len)
 {
 	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
@@ -107,6 +180,7 @@ char *rtmond_metrics_text(size_t *len)
 	bput(&b, "rtmond_snapshots_total{kind=\"rate_limited\"} %" PRIu64 "\n", CNT_GET(snap_rate_limited));
 	bput(&b, "rtmond_snapshots_total{kind=\"busy\"} %" PRIu64 "\n", CNT_GET(snap_busy));
 	bput(&b, "rtmond_snapshots_total{kind=\"failed\"} %" PRIu64 "\n", CNT_GET(snap_failed));
+	causes_put(&b);
 
 	urcu_memb_read_lock();
 	live = rcu_dereference(rtmond_live);

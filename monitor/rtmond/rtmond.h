@@ -17,6 +17,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "config.h"
+#include "rtmon/rtmon.h"
 #include "rtmon_hist.h"
 
 #define RTMOND_MAX_SLOTS	128
@@ -55,17 +56,29 @@ void rtmond_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define CNT_GET(f) __atomic_load_n(&rtmond_cnt.f, __ATOMIC_RELAXED)
 
 /* snapshot.c */
+#define RTMOND_EXPLAIN_MAX	16	/* misses of one snapshot explained */
 struct rtmond_snap_plan {
 	uint64_t id;			/* seq of the first miss it covers */
 	char ftrace[300];		/* file, relative to dir ("" = none) */
+	char explain[320];		/* the explanations of its misses,
+					 * relative to dir ("" = none) */
 	char lttng[96];			/* snapshot name ("" = none) */
 	const char *skipped;		/* why none: "rate_limited", "busy", "off" */
+	/* the misses the snapshot covers, explained by the worker */
+	unsigned int nrecs;
+	struct rtm_record recs[RTMOND_EXPLAIN_MAX];
+	char targets[RTMOND_EXPLAIN_MAX][RTMON_NAME_LEN];
 };
 int rtmond_snap_setup(const struct rtmond_config *c);	/* at start and reload */
 void rtmond_snap_teardown(void);
 /* For a batch with misses: decide, trigger the ftrace swap, queue the copy. */
 void rtmond_snap_take(const struct rtmond_config *c, uint64_t id,
 		      struct rtmond_snap_plan *plan);
+/* A miss the planned snapshot covers, explained by the worker (at most
+ * RTMOND_EXPLAIN_MAX), then the job handed to the worker. */
+void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,
+			  const char *target);
+void rtmond_snap_commit(struct rtmond_snap_plan *plan);
 void rtmond_snap_miss_event(const struct rtm_record *r, const char *target);
 const char *rtmond_snap_lttng_state(void);
 /* CLOCK_MONOTONIC ns since when the ftrace instance records (0: off) */
@@ -73,7 +86,13 @@ uint64_t rtmond_snap_ftrace_since(void);	/* for the log and JSON */
 int rtmond_snap_start_worker(void);
 void rtmond_snap_stop_worker(void);
 
+/* explain_job.c (the snapshot worker): explain the misses of a snapshot
+ * into DIR/plan->explain (JSON lines), their cause time into the metrics */
+void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p);
+
 /* metrics.c */
+/* rtmon_miss_cause_seconds_total{target,category} += ns */
+void rtmond_metrics_cause_add(const char *target, const char *category, uint64_t ns);
 int rtmond_metrics_start(const struct rtmond_config *c);
 void rtmond_metrics_stop(void);
 int rtmond_metrics_textfile(const char *path);

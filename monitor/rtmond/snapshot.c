@@ -53,7 +53,7 @@ static pthread_mutex_t wk_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
 static int wk_busy, wk_stop, wk_started;
 static pthread_t wk_thread;
-static struct rtmond_snap_plan wk_job;
+static struct rtmond_snap_plan wk_job;		/* 10 KiB: not on the stack */
 
 static uint64_t mono_ns(void)
 {
@@ -338,6 +338,26 @@ void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_
 		plan->skipped = "failed";
 		return;
 	}
+	if (plan->ftrace[0])
+		snprintf(plan->explain, sizeof(plan->explain),
+			 "ftrace/miss-%" PRIu64 ".explain.jsonl", id);
+}
+
+void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,
+			  const char *target)
+{
+	if (!plan->explain[0] || plan->nrecs >= RTMOND_EXPLAIN_MAX)
+		return;
+	plan->recs[plan->nrecs] = *r;
+	snprintf(plan->targets[plan->nrecs], sizeof(plan->targets[0]), "%s", target);
+	plan->nrecs++;
+}
+
+/* the job to the worker (a planned snapshot only) */
+void rtmond_snap_commit(struct rtmond_snap_plan *plan)
+{
+	if (!plan->ftrace[0] && !plan->lttng[0])
+		return;
 	pthread_mutex_lock(&wk_lock);
 	wk_job = *plan;
 	wk_busy = 1;
@@ -345,8 +365,9 @@ void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_
 	pthread_mutex_unlock(&wk_lock);
 }
 
-static void copy_ftrace(const struct rtmond_snap_plan *p)
+static int copy_ftrace(const struct rtmond_snap_plan *p)
 {
+	int ok = 0;
 	char src[300], dst[600], tmp[610], buf[65536];
 	int in, out;
 	ssize_t n;
@@ -373,6 +394,7 @@ static void copy_ftrace(const struct rtmond_snap_plan *p)
 		unlink(tmp);
 	} else {
 		CNT_ADD(snap_ftrace, 1);
+		ok = 1;
 	}
 out:
 	if (in >= 0)
@@ -381,6 +403,7 @@ out:
 		close(out);
 	/* empty the buffer that becomes the live one at the next swap */
 	write_file(ft_dir, "snapshot", "2");
+	return ok;
 }
 
 static void record_lttng(const struct rtmond_snap_plan *p)
@@ -414,8 +437,8 @@ static void *worker(void *arg)
 			break;
 		job = wk_job;
 		pthread_mutex_unlock(&wk_lock);
-		if (job.ftrace[0] && ft_dir[0])
-			copy_ftrace(&job);
+		if (job.ftrace[0] && ft_dir[0] && copy_ftrace(&job) && job.nrecs)
+			rtmond_explain_snapshot(out_dir, &job);
 		if (job.lttng[0] && lt_session[0])
 			record_lttng(&job);
 		pthread_mutex_lock(&wk_lock);

@@ -5,7 +5,10 @@
 # snapshot, 'rtmonctl explain SEQ --json' must name the hog: the culprit is
 # "runnable behind python3[PID] rt 80 on cpu 1", its time at least 90% of
 # the excess over the deadline, and the parts add up to the latency within
-# 1 us (for at least 99% of the misses). 'rtmonctl misses' shows the
+# 1 us (for at least 99% of the misses). rtmond explains each miss in its
+# snapshot worker (the file named by snapshot.explain: the same culprit as
+# rtmonctl's) and exports rtmon_miss_cause_seconds_total{target,category}
+# (runnable time for target ct). 'rtmonctl misses' shows the
 # culprit line; explaining an unknown miss fails with a clear message. A
 # record and its snapshot are kept in the test's output as a fixture.
 # timeout: 300
@@ -32,7 +35,7 @@ targets = ( { name = "ct"; comm = "cyclictest"; source = "timer";
 	      end = "switch_in"; deadline = "1ms"; } );
 snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 4096;
 	     lttng = false; on_timeout = false; rate_burst = 20; rate_interval = "1s"; };
-metrics = { listen = ""; };
+metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
 CONF
 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
@@ -142,6 +145,22 @@ for e in ex:
 print(f"{len(ex)} misses explained, {named} with the hog named as culprit, "
       f"{ok_sum} add up to the latency within 1 us")
 assert named >= 1, "no miss of the hog's size"
+# rtmond's own explanations (snapshot worker) agree with rtmonctl's
+theirs = {}
+for m in misses.values():
+    f = (m.get("snapshot") or {}).get("explain")
+    if f:
+        for l in open(f):
+            x = json.loads(l)
+            theirs[x["seq"]] = x
+for e in ex:
+    t = theirs.get(e["seq"])
+    assert t, f"#{e['seq']}: no explanation from rtmond"
+    assert t["target"] == "ct" and t["sum_ns"] == t["latency_ns"], t
+    assert t["parts"][0]["who"] == e["parts"][0]["who"], (t["culprit"], e["culprit"])
+print(f"rtmond explained {len(theirs)} misses itself, culprits as rtmonctl's")
 assert ok_sum * 100 >= 99 * len(ex), f"only {ok_sum} of {len(ex)} add up"
 PY
+grep -E '^rtmon_miss_cause_seconds_total\{target="ct",category="runnable"\} [0-9.]+' $T/rtmon.prom ||
+	fail "no runnable time of target ct in rtmond's metrics: $(grep miss_cause $T/rtmon.prom)"
 echo "explain-hog: ok"

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * explain_job.c - rtmond explains its misses (monitor/explain), in the
+ * snapshot worker, never on the real-time reader: once a snapshot is
+ * copied, each miss it covers is explained from it. The explanations go
+ * to DIR/ftrace/miss-ID.explain.jsonl (one JSON line per miss: seq,
+ * target, and rtx_json()'s latency, parts, culprit; named by the miss's
+ * line in misses.jsonl as snapshot.explain), and the time of each part
+ * into rtmon_miss_cause_seconds_total{target,category}.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtmond.h"
+#include "explain.h"
+
+static struct rtx_chain rtmond_chain_of(const struct rtm_record *r)
+{
+	struct rtx_chain c = {
+		.seq = r->seq, .start = r->start_ns, .end = r->end_ns,
+		.kind = r->kind, .source = r->source,
+		.truncated = !!(r->flags & RTM_REC_F_TRUNCATED),
+	};
+	unsigned int i;
+
+	c.nhops = r->nhops < RTX_MAX_HOPS ? r->nhops : RTX_MAX_HOPS;
+	for (i = 0; i < (unsigned int)c.nhops; i++) {
+		const struct rtm_rec_hop *h = &r->hops[i];
+
+		c.hops[i].ts = h->ts_ns;
+		c.hops[i].cpu = h->cpu;
+		c.hops[i].type = h->type;
+		c.hops[i].ctx = h->ctx;
+		c.hops[i].pid = h->pid;
+		memcpy(c.hops[i].comm, h->comm, RTM_COMM_LEN < FTS_COMM_LEN ?
+		       RTM_COMM_LEN : FTS_COMM_LEN - 1);
+		if (i && c.hops[i].ts < c.hops[i - 1].ts)
+			c.hops[i].ts = c.hops[i - 1].ts;
+	}
+	return c;
+}
+
+void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
+{
+	static struct rtx_result r;	/* the worker is the only caller */
+	char path[700], tmp[720];
+	struct fts_trace t;
+	struct rtx_chain c;
+	unsigned int i;
+	FILE *f;
+	int err, k;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, p->ftrace);
+	err = fts_load(&t, path);
+	if (err) {
+		rtmond_log("explain: cannot read %s: %s", path, strerror(-err));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, p->explain);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f) {
+		rtmond_log("explain: cannot write %s: %s", tmp, strerror(errno));
+		fts_free(&t);
+		return;
+	}
+	for (i = 0; i < p->nrecs; i++) {
+		json_t *o;
+
+		c = rtmond_chain_of(&p->recs[i]);
+		rtx_explain(&c, &t, &r);
+		o = rtx_json(&r);
+		if (!o)
+			continue;
+		json_object_set_new(o, "seq", json_integer((json_int_t)c.seq));
+		json_object_set_new(o, "target", json_string(p->targets[i]));
+		if (json_dumpf(o, f, JSON_COMPACT) == 0)
+			fputc('\n', f);
+		json_decref(o);
+		for (k = 0; k < r.nparts; k++)
+			rtmond_metrics_cause_add(p->targets[i], rtx_cat_name(r.parts[k].cat),
+						 r.parts[k].ns);
+	}
+	fts_free(&t);
+	if (fclose(f) || rename(tmp, path)) {
+		rtmond_log("explain: cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+}
