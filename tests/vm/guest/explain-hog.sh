@@ -34,7 +34,7 @@ cat >$T/rtmon.conf <<CONF
 targets = ( { name = "ct"; comm = "cyclictest"; source = "timer";
 	      end = "switch_in"; deadline = "1ms"; } );
 snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 4096;
-	     lttng = false; on_timeout = false; rate_burst = 20; rate_interval = "1s"; };
+	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
 metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
 CONF
