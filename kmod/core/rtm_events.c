@@ -109,6 +109,50 @@ void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 		rtm_irq_start(c, cpu, pc, ts, irq);
 }
 
+/*
+ * At irq_handler_exit: the branch of the IRQ's handler on this cpu, taken
+ * out of hi_cur, or 0 (none, another IRQ's: stale, or its chain done).
+ */
+static rtm_always_inline u32 rtm_irq_exit_take(struct rtm_core *c, u32 cpu,
+					       u32 irq)
+{
+	struct rtm_cpu *pc = &c->cpus[cpu];
+	u32 b;
+
+	if (!rtm_ld32(&pc->hi_cur))
+		return 0;
+	b = rtm_xchg32(&pc->hi_cur, 0);
+	if (!b)
+		return 0;
+	if (rtm_unlikely(rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != irq)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		return 0;
+	}
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return 0;
+	}
+	return b;
+}
+
+/*
+ * Branch b (an IRQ's, owned) becomes its thread's: the hop (waking, or
+ * rerun when the thread was awake) names the thread.
+ */
+static rtm_always_inline void rtm_irq_thread_branch(struct rtm_core *c, u32 cpu,
+						    u32 b, u64 ts, u32 hop, u32 ctx,
+						    u32 pid, u32 tgid,
+						    const char *comm)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+
+	br->flags |= RTM_BF_IRQTHREAD;
+	br->pid = pid;
+	br->tgid = tgid;
+	rtm_comm_load(br->comm, comm);
+	rtm_hop_add(c, cpu, b, hop, ctx, pid, br->comm, ts);
+}
+
 void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		     int woke_thread, u32 thread_pid)
 {
@@ -122,20 +166,10 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	if (!rtm_ld32(&pc->hi_cur))
-		return;
-	b = rtm_xchg32(&pc->hi_cur, 0);
+	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
 	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
-	if (rtm_unlikely(ch->source != irq)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
-		return;
-	}
-	if (rtm_branch_done(c, b)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		return;
-	}
 	if (woke_thread) {
 		/*
 		 * the IRQ thread's sched_waking follows, from this context;
@@ -190,31 +224,20 @@ void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 			   u32 thread_pid, const char *thread_comm,
 			   int thread_cpu)
 {
-	struct rtm_branch *br;
 	u32 b;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	if (!rtm_ld32(&c->cpus[cpu].hi_cur))
-		return;
-	b = rtm_xchg32(&c->cpus[cpu].hi_cur, 0);
+	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
-	br = rtm_br(c, b);
-	if (rtm_unlikely(rtm_chain_of(c, rtm_ld32(&br->chain))->source != irq)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+	if (!thread_pid) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
 	}
-	if (rtm_branch_done(c, b) || !thread_pid) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		return;
-	}
-	br->flags |= RTM_BF_IRQTHREAD;
-	br->pid = thread_pid;
-	br->tgid = thread_pid;
-	rtm_comm_load(br->comm, thread_comm);
-	rtm_hop_add(c, cpu, b, RTM_HOP_RERUN, RTM_CTX_HARDIRQ, thread_pid,
-		    br->comm, ts);
+	/* an IRQ thread is a kernel thread: its tgid is its pid */
+	rtm_irq_thread_branch(c, cpu, b, ts, RTM_HOP_RERUN, RTM_CTX_HARDIRQ,
+			      thread_pid, thread_pid, thread_comm);
 	rtm_count(c, cpu, RTM_C_IRQ_RERUN);
 	if ((u32)thread_cpu < c->p.ncpus)
 		rtm_pass_running(c, cpu, b, thread_pid, (u32)thread_cpu);
@@ -382,17 +405,12 @@ static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u
 				u32 ctx, u32 pid, u32 tgid, const char *comm,
 				int run_cpu)
 {
-	struct rtm_branch *br = rtm_br(c, b);
-
 	if (rtm_branch_done(c, b)) {
 		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
 		return;
 	}
-	br->flags |= RTM_BF_IRQTHREAD;
-	br->pid = pid;
-	br->tgid = tgid;
-	rtm_comm_load(br->comm, comm);
-	rtm_hop_add(c, cpu, b, RTM_HOP_WAKING, ctx, pid, br->comm, ts);
+	rtm_irq_thread_branch(c, cpu, b, ts, RTM_HOP_WAKING, ctx, pid, tgid,
+			      comm);
 	rtm_task_wake(c, cpu, pid, b, ts, run_cpu);
 }
 
