@@ -68,6 +68,10 @@ void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out);
 void rtmon_counters(struct rtmon_counters *out);
 /* pop up to one record; 1 if *out holds one */
 int rtmon_record_pop(struct rtm_record *out);
+int rtmon_record_peek(struct rtm_record *out);
+void rtmon_record_unpeek(unsigned int cpu);
+unsigned int rtmon_records_ack(void);
+void rtmon_records_rewind(void);
 bool rtmon_records_pending(void);
 extern wait_queue_head_t rtmon_readers_wq;
 extern struct mutex rtmon_ctl_lock;	/* targets, start/stop */

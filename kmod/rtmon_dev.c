@@ -7,6 +7,9 @@
  * (size, NUL termination, ranges, unknown flags, reserved fields) before
  * use; bad input is -EINVAL/-EFAULT/-EPERM/-ENOTTY. A record taken from a
  * ring but not delivered (fault in copy_to_user) is kept for the next read.
+ * In acknowledged mode (RTMON_IOC_READ_MODE) records read stay in their
+ * ring slots until RTMON_IOC_ACK; closing the reader unacknowledged hands
+ * them to the next reader.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -26,6 +29,7 @@ struct rtmon_file {
 	struct mutex lock;		/* one read() at a time per file */
 	bool reader;			/* this file holds the reader role */
 	bool held;			/* rec popped but not yet delivered */
+	bool acked;			/* RTMON_READ_ACKED */
 	struct rtm_record rec;
 };
 
@@ -47,8 +51,12 @@ static int rtmon_release(struct inode *inode, struct file *file)
 	struct rtmon_file *f = file->private_data;
 
 	/* a record held back by a faulting read goes unread: count it read */
-	if (f->reader)
+	if (f->reader) {
+		/* what was read and not acknowledged goes to the next reader */
+		if (f->acked)
+			rtmon_records_rewind();
 		atomic_set(&rtmon_reader_taken, 0);
+	}
 	kfree(f);
 	return 0;
 }
@@ -86,6 +94,20 @@ static ssize_t rtmon_read(struct file *file, char __user *buf, size_t count,
 		return -ERESTARTSYS;
 	for (;;) {
 		while (count - done >= rsz) {
+			int cpu1;
+
+			if (f->acked) {
+				cpu1 = rtmon_record_peek(&f->rec);
+				if (!cpu1)
+					break;
+				if (copy_to_user(buf + done, &f->rec, rsz)) {
+					rtmon_record_unpeek(cpu1 - 1);
+					ret = -EFAULT;
+					goto out;
+				}
+				done += rsz;
+				continue;
+			}
 			if (!f->held && !rtmon_record_pop(&f->rec))
 				break;
 			f->held = true;
@@ -276,12 +298,50 @@ static long rtmon_ioctl_work(unsigned int cmd, void __user *arg)
 	return 0;
 }
 
+/* RTMON_IOC_READ_MODE and RTMON_IOC_ACK: the reader's own ioctls. */
+static long rtmon_ioctl_reader(struct rtmon_file *f, unsigned int cmd,
+			       void __user *arg)
+{
+	u32 mode;
+	long ret;
+
+	if (cmd == RTMON_IOC_READ_MODE && get_user(mode, (u32 __user *)arg))
+		return -EFAULT;
+	if (cmd == RTMON_IOC_READ_MODE && mode > RTMON_READ_ACKED)
+		return -EINVAL;
+	ret = rtmon_claim_reader(f);
+	if (ret)
+		return ret;
+	if (mutex_lock_interruptible(&f->lock))
+		return -ERESTARTSYS;
+	if (cmd == RTMON_IOC_ACK) {
+		ret = f->acked ? 0 : -EINVAL;
+		if (f->acked)
+			rtmon_records_ack();
+	} else if (mode == RTMON_READ_ACKED && !f->acked) {
+		/* a consumed record held back by a fault is delivered first */
+		ret = f->held ? -EBUSY : 0;
+		if (!f->held) {
+			rtmon_records_rewind();	/* consuming reads moved on */
+			f->acked = true;
+		}
+	} else if (mode == RTMON_READ_CONSUME && f->acked) {
+		rtmon_records_rewind();	/* unacknowledged: read again */
+		f->acked = false;
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
 static long rtmon_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 {
 	void __user *arg = (void __user *)a;
 	long ret;
 
 	switch (cmd) {
+	case RTMON_IOC_READ_MODE:
+	case RTMON_IOC_ACK:
+		return rtmon_ioctl_reader(file->private_data, cmd, arg);
 	case RTMON_IOC_WORK_BEGIN:
 	case RTMON_IOC_WORK_END:
 		return rtmon_ioctl_work(cmd, arg);

@@ -329,6 +329,49 @@ int rtmon_record_pop(struct rtm_record *out)
 	return 0;
 }
 
+/*
+ * The same, acknowledged: the slot stays taken until rtmon_records_ack().
+ * Returns the record's cpu + 1 (for rtmon_record_unpeek()), 0 if none.
+ */
+int rtmon_record_peek(struct rtm_record *out)
+{
+	unsigned int n = rtmon_params.ncpus, i, cpu;
+
+	for (i = 0; i < n; i++) {
+		cpu = (rtmon_read_cpu + i) % n;
+		if (rtm_core_peek(rtmon_core_mem, cpu, out)) {
+			rtmon_read_cpu = (cpu + 1) % n;
+			return cpu + 1;
+		}
+	}
+	return 0;
+}
+
+/* The record peeked last on cpu could not be delivered: it goes back. */
+void rtmon_record_unpeek(unsigned int cpu)
+{
+	rtm_core_unpeek(rtmon_core_mem, cpu);
+}
+
+/* Free every record peeked so far; returns how many. */
+unsigned int rtmon_records_ack(void)
+{
+	unsigned int n = 0, cpu;
+
+	for (cpu = 0; cpu < rtmon_params.ncpus; cpu++)
+		n += rtm_core_release(rtmon_core_mem, cpu);
+	return n;
+}
+
+/* The reader went away: what it peeked is read again by the next one. */
+void rtmon_records_rewind(void)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < rtmon_params.ncpus; cpu++)
+		rtm_core_rewind(rtmon_core_mem, cpu);
+}
+
 bool rtmon_records_pending(void)
 {
 	return rtm_core_pending(rtmon_core_mem);

@@ -130,16 +130,27 @@ void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg)
 int rtm_core_pending(struct rtm_core *c)
 {
 	struct rtm_ring *r;
-	u64 pos;
+	u64 pos, peek;
 	u32 k;
 
 	for (k = 0; k < c->p.ncpus; k++) {
 		r = &c->rings[k];
 		pos = rtm_ld64(&r->tail);
+		peek = rtm_ld64(&r->peek);
+		if ((s64)(peek - pos) > 0)
+			pos = peek;	/* [tail, peek) already delivered */
 		if (rtm_ld64_acq(&r->slots[pos & r->mask].seq) == pos + 1)
 			return 1;
 	}
 	return 0;
+}
+
+/* the writer leaves unused hop slots alone: never expose stale hops */
+static void rtm_clear_unused_hops(struct rtm_record *out)
+{
+	if (out->nhops < RTM_REC_MAX_HOPS)
+		memset(&out->hops[out->nhops], 0,
+		       (RTM_REC_MAX_HOPS - out->nhops) * sizeof(out->hops[0]));
 }
 
 int rtm_core_read(struct rtm_core *c, u32 cpu, struct rtm_record *out)
@@ -150,12 +161,45 @@ int rtm_core_read(struct rtm_core *c, u32 cpu, struct rtm_record *out)
 		if (!rtm_ring_pop(&c->rings[cpu], out))
 			return 0;
 	} while (rtm_unlikely(!out->version));	/* filtered (skip) record */
-	/* the writer leaves unused hop slots alone: never expose stale hops */
-	if (out->nhops < RTM_REC_MAX_HOPS)
-		memset(&out->hops[out->nhops], 0,
-		       (RTM_REC_MAX_HOPS - out->nhops) * sizeof(out->hops[0]));
+	rtm_clear_unused_hops(out);
 	rtm_count(c, cpu, RTM_C_READ);
 	return 1;
+}
+
+int rtm_core_peek(struct rtm_core *c, u32 cpu, struct rtm_record *out)
+{
+	if (cpu >= c->p.ncpus)
+		return 0;
+	do {
+		if (!rtm_ring_peek(&c->rings[cpu], out))
+			return 0;
+	} while (rtm_unlikely(!out->version));	/* filtered (skip) record */
+	rtm_clear_unused_hops(out);
+	return 1;
+}
+
+u32 rtm_core_release(struct rtm_core *c, u32 cpu)
+{
+	u32 n;
+
+	if (cpu >= c->p.ncpus)
+		return 0;
+	n = rtm_ring_release(&c->rings[cpu]);
+	if (n)
+		rtm_count_add(c, cpu, RTM_C_READ, n);
+	return n;
+}
+
+void rtm_core_unpeek(struct rtm_core *c, u32 cpu)
+{
+	if (cpu < c->p.ncpus)
+		rtm_ring_unpeek(&c->rings[cpu]);
+}
+
+void rtm_core_rewind(struct rtm_core *c, u32 cpu)
+{
+	if (cpu < c->p.ncpus)
+		rtm_ring_rewind(&c->rings[cpu]);
 }
 
 void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)

@@ -243,7 +243,25 @@ void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg);
 /* Pop one record of cpu's ring into *out: 1 if copied, 0 if empty. */
 int rtm_core_read(struct rtm_core *c, __u32 cpu, struct rtm_record *out);
 
-/* Nonzero if some cpu ring has a published record (e.g. for poll()). */
+/*
+ * Acknowledged reads, for a reader that must not lose what it read if it
+ * dies before storing it: rtm_core_peek() copies the next record like
+ * rtm_core_read() but keeps its ring slot (writers cannot reuse it: a
+ * reader that never releases fills the ring, drop_ring_full);
+ * rtm_core_release() frees every record peeked on that cpu and counts them
+ * read (returns how many); rtm_core_rewind() makes the peeked, unreleased
+ * records of that cpu readable again; rtm_core_unpeek() only the last one
+ * peeked there (it could not be delivered). One reader at a time per core (the
+ * caller serialises), and no rtm_core_read() between a peek and the
+ * release or rewind that follows it.
+ */
+int rtm_core_peek(struct rtm_core *c, __u32 cpu, struct rtm_record *out);
+__u32 rtm_core_release(struct rtm_core *c, __u32 cpu);
+void rtm_core_unpeek(struct rtm_core *c, __u32 cpu);
+void rtm_core_rewind(struct rtm_core *c, __u32 cpu);
+
+/* Nonzero if some cpu ring has a published record not yet read or peeked
+ * (e.g. for poll()). */
 int rtm_core_pending(struct rtm_core *c);
 
 void rtm_core_stats(struct rtm_core *c, struct rtm_stats *out);

@@ -100,8 +100,10 @@ struct rtm_ring_slot {
 struct rtm_ring {
 	rtm_a64 head;		/* next position to write */
 	u64 pad0[7];
-	rtm_a64 tail;		/* next position to read */
-	u64 pad1[7];
+	rtm_a64 tail;		/* next position to read (slots before: free) */
+	rtm_a64 peek;		/* acknowledged reads: next position to copy;
+				 * [tail, peek) are delivered, not yet freed */
+	u64 pad1[6];
 	struct rtm_ring_slot *slots;
 	u32 mask;
 	u32 pad2[13];
@@ -109,6 +111,11 @@ struct rtm_ring {
 
 void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n);
 int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out);
+/* One reader at a time (the caller serialises): see rtm_core_peek(). */
+int rtm_ring_peek(struct rtm_ring *r, struct rtm_record *out);
+u32 rtm_ring_release(struct rtm_ring *r);
+void rtm_ring_unpeek(struct rtm_ring *r);
+void rtm_ring_rewind(struct rtm_ring *r);
 
 /*
  * Writer side (inline: it is on the completion path). A slot's sequence
@@ -351,6 +358,12 @@ static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 idx)
 static inline void rtm_count(struct rtm_core *c, u32 cpu, enum rtm_cnt k)
 {
 	rtm_inc64_rlx(&c->cnt[cpu].v[k]);
+}
+
+static inline void rtm_count_add(struct rtm_core *c, u32 cpu, enum rtm_cnt k,
+				 u64 n)
+{
+	rtm_add64(&c->cnt[cpu].v[k], n);
 }
 
 /* rtm_target.c */

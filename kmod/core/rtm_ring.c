@@ -19,6 +19,7 @@ void rtm_ring_init(struct rtm_ring *r, struct rtm_ring_slot *s, u32 n)
 	r->mask = n - 1;
 	rtm_st64(&r->head, 0);
 	rtm_st64(&r->tail, 0);
+	rtm_st64(&r->peek, 0);
 	for (i = 0; i < n; i++)
 		rtm_st64(&s[i].seq, i);
 }
@@ -46,4 +47,58 @@ int rtm_ring_pop(struct rtm_ring *r, struct rtm_record *out)
 		}
 		pos = rtm_ld64(&r->tail);
 	}
+}
+
+/*
+ * Acknowledged reads: rtm_ring_peek() copies the record at r->peek and
+ * moves on without freeing its slot, so writers cannot reuse it; the
+ * reader frees everything it copied with rtm_ring_release() once the
+ * records are stored, or rtm_ring_rewind() makes them readable again (the
+ * reader died). tail only moves in rtm_ring_release(): a consuming
+ * rtm_ring_pop() must not run between a peek and its release/rewind.
+ */
+int rtm_ring_peek(struct rtm_ring *r, struct rtm_record *out)
+{
+	u64 pos = rtm_ld64(&r->peek), tail = rtm_ld64(&r->tail);
+	struct rtm_ring_slot *s;
+
+	if ((s64)(pos - tail) < 0)
+		pos = tail;	/* consuming reads moved on meanwhile */
+	s = &r->slots[pos & r->mask];
+	if (rtm_ld64_acq(&s->seq) != pos + 1)
+		return 0;	/* empty (or next record not committed) */
+	memcpy(out, &s->rec, sizeof(*out));
+	rtm_st64(&r->peek, pos + 1);
+	return 1;
+}
+
+/* Free every peeked slot; returns how many non-skip records they held. */
+u32 rtm_ring_release(struct rtm_ring *r)
+{
+	u64 pos = rtm_ld64(&r->tail), end = rtm_ld64(&r->peek);
+	u32 n = 0;
+
+	for (; (s64)(end - pos) > 0; pos++) {
+		struct rtm_ring_slot *s = &r->slots[pos & r->mask];
+
+		n += s->rec.version != 0;
+		rtm_st64(&r->tail, pos + 1);
+		/* after the copy (peek): the writer of pos + size may take it */
+		rtm_st64_rel(&s->seq, pos + r->mask + 1);
+	}
+	return n;
+}
+
+/* Give the last peeked record back (it could not be delivered). */
+void rtm_ring_unpeek(struct rtm_ring *r)
+{
+	u64 pos = rtm_ld64(&r->peek);
+
+	if ((s64)(pos - rtm_ld64(&r->tail)) > 0)
+		rtm_st64(&r->peek, pos - 1);
+}
+
+void rtm_ring_rewind(struct rtm_ring *r)
+{
+	rtm_st64(&r->peek, rtm_ld64(&r->tail));
 }

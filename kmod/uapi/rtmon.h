@@ -21,6 +21,13 @@
  * global sequence number: a gap means records were lost (ring overflow,
  * counted in the counters).
  *
+ * Acknowledged reads (RTMON_IOC_READ_MODE RTMON_READ_ACKED): a record read
+ * keeps its ring slot until the reader says it is stored (RTMON_IOC_ACK,
+ * every record read so far on that file); if the reader's file is closed
+ * first (the reader crashed or was killed), the next reader gets those
+ * records again, in front of the others. A reader that never acknowledges
+ * fills the rings (drop_ring_full). records_read counts acknowledged ones.
+ *
  * Permissions: the device is 0660 root:<monitor group> (udev rule in
  * config/). Adding, removing and (re)starting targets needs CAP_SYS_ADMIN;
  * the work markers and read-only queries are allowed to anyone who may open
@@ -160,6 +167,12 @@ struct rtmon_counters {
 #define RTMON_IOC_START		_IO(RTMON_IOC_MAGIC, 0x04)
 #define RTMON_IOC_STOP		_IO(RTMON_IOC_MAGIC, 0x05)
 #define RTMON_IOC_COUNTERS	_IOWR(RTMON_IOC_MAGIC, 0x06, struct rtmon_counters)
+/* RTMON_IOC_READ_MODE argument (__u32); makes the caller the reader */
+#define RTMON_READ_CONSUME	0	/* a record read is gone (default) */
+#define RTMON_READ_ACKED	1	/* ... once acknowledged (RTMON_IOC_ACK) */
+#define RTMON_IOC_READ_MODE	_IOW(RTMON_IOC_MAGIC, 0x07, __u32)
+/* Acknowledge every record read so far (acked mode; -EINVAL otherwise) */
+#define RTMON_IOC_ACK		_IO(RTMON_IOC_MAGIC, 0x08)
 #define RTMON_IOC_WORK_BEGIN	_IOW(RTMON_IOC_MAGIC, 0x10, struct rtmon_work)
 #define RTMON_IOC_WORK_END	_IOW(RTMON_IOC_MAGIC, 0x11, struct rtmon_work)
 

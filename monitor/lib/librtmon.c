@@ -208,6 +208,18 @@ int rtmon_set_nonblock(struct rtmon *r, int nonblock)
 	return fcntl(r->fd, F_SETFL, fl) ? -errno : 0;
 }
 
+int rtmon_set_read_acked(struct rtmon *r, int acked)
+{
+	__u32 mode = acked ? RTMON_READ_ACKED : RTMON_READ_CONSUME;
+
+	return rtmon_ioctl(r, RTMON_IOC_READ_MODE, &mode);
+}
+
+int rtmon_ack_records(struct rtmon *r)
+{
+	return rtmon_ioctl(r, RTMON_IOC_ACK, NULL);
+}
+
 /* ---- names ---- */
 
 static const char *const rtmon_end_names[] = {

@@ -172,6 +172,9 @@ char *rtmond_metrics_text(size_t *len)
 	counter(&b, "rtmond_records_total", "Records rtmond read.", CNT_GET(records));
 	counter(&b, "rtmond_seq_gaps_total", "Gaps in the record sequence rtmond saw.", CNT_GET(seq_gaps));
 	counter(&b, "rtmond_records_lost_total", "Records missing from the sequence.", CNT_GET(records_lost));
+	counter(&b, "rtmond_records_reread_total",
+		"Records read again after a restart, already stored: skipped.",
+		CNT_GET(records_reread));
 	counter(&b, "rtmond_misses_total", "Deadline misses and timeouts rtmond read.", CNT_GET(misses));
 	bput(&b, "# HELP rtmond_snapshots_total Snapshots saved (kind) or skipped (reason).\n"
 		 "# TYPE rtmond_snapshots_total counter\n");

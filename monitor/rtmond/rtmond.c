@@ -334,6 +334,7 @@ static void write_line(int fd, json_t *j)
 static uint64_t seq_next, seq_max;
 static uint64_t seq_seen[SEQ_WIN / 64];
 static uint64_t hole_since;		/* when the current hole was first seen */
+static int acked_reads;			/* RTMON_READ_ACKED: ack after storing */
 
 static void seen_clear_slot(uint64_t s)
 {
@@ -385,7 +386,12 @@ static void seq_advance(uint64_t upto)
 	hole_since = seq_next <= seq_max ? (hole_since ? hole_since : mono_ns()) : 0;
 }
 
-static void check_seq(uint64_t seq)
+/*
+ * 1 if seq is new; 0 if it was stored already: the module hands the
+ * records a killed rtmond read but did not acknowledge to the next run,
+ * and the saved window says which of them that run had written.
+ */
+static int check_seq(uint64_t seq)
 {
 	if (!have_last) {
 		seq_next = seq;
@@ -407,11 +413,11 @@ static void check_seq(uint64_t seq)
 			memset(seq_seen, 0, sizeof(seq_seen));
 			seq_next = seq_max = seq;
 		} else {
-			rtmond_log("record seq %" PRIu64 " read twice?", seq);
-			restarted = 0;
-			return;
+			return 0;	/* restarted stays: the next one may resume */
 		}
 	}
+	if (seq <= seq_max && seen_get(seq))
+		return 0;
 	restarted = 0;
 	if (seq >= seq_next + SEQ_WIN)
 		seq_advance(seq - SEQ_WIN + 1);	/* holes pushed out of the window */
@@ -420,6 +426,7 @@ static void check_seq(uint64_t seq)
 	seen_set(seq);
 	seq_advance(0);
 	last_seq = seq_max;
+	return 1;
 }
 
 /* Holes older than SEQ_HOLE_NS are losses (main loop, after a drain). */
@@ -526,16 +533,29 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 	/* (static: 10 KiB each, not zeroed per batch on the real-time path) */
 	static struct rtmond_snap_plan plan;
 	static const struct rtmond_snap_plan policy = { .skipped = "timeout" };
-	uint64_t now = mono_ns();
-	int i, nmiss = 0, first_miss = -1;
+	uint64_t now = mono_ns(), skipped_seq = 0;
+	int i, k, nmiss = 0, first_miss = -1;
 
+	/* read again after a restart and already stored: left out */
+	for (i = k = 0; i < n; i++)
+		if (check_seq(recs[i].seq))
+			recs[k++] = recs[i];
+		else
+			skipped_seq = recs[i].seq;
+	if (k < n) {
+		if (!CNT_GET(records_reread))
+			rtmond_log("%d records read again: the previous run had stored "
+				   "them, skipped (e.g. seq %" PRIu64 "; the metric "
+				   "rtmond_records_reread_total counts them)", n - k, skipped_seq);
+		CNT_ADD(records_reread, n - k);
+	}
+	n = k;
 	for (i = 0; i < n; i++) {
 		struct rtm_record *r = &recs[i];
 		int slot = r->target_id < MAX_IDS ? id2slot[r->target_id] : -1;
 		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
 
 		CNT_ADD(records, 1);
-		check_seq(r->seq);
 		if (slot >= 0) {
 			struct rtmond_slot *s = &rtmond_slots[slot];
 
@@ -600,7 +620,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 static int drain(const struct rtmond_live *l)
 {
 	static struct rtm_record recs[BATCH];
-	int n, total = 0;
+	int n, err, total = 0;
 
 	for (;;) {
 		n = rtmon_read_records(rtmond_dev, recs, BATCH);
@@ -613,6 +633,9 @@ static int drain(const struct rtmond_live *l)
 			return n;
 		}
 		handle_batch(l, recs, n);
+		/* stored (and the sequence saved): the module may free them */
+		if (acked_reads && (err = rtmon_ack_records(rtmond_dev)))
+			rtmond_log("acknowledging records: %s", strerror(-err));
 		stats_dirty = 1;
 		total += n;
 	}
@@ -879,6 +902,12 @@ int main(int argc, char **argv)
 		   v.module_version, v.abi_version, v.preempt_rt ? "PREEMPT_RT" : "non-RT",
 		   v.ncpus, v.max_targets, conf_path);
 	rtmon_set_nonblock(rtmond_dev, 1);
+	/* records read but not stored when rtmond is killed are read again */
+	o = rtmon_set_read_acked(rtmond_dev, 1);
+	acked_reads = !o;
+	if (o)
+		rtmond_log("acknowledged reads unavailable (%s): records read when rtmond "
+			   "is killed are lost", strerror(-o));
 	if (open_files(&l->conf))
 		return 1;
 	load_seq();

@@ -43,7 +43,7 @@ extern struct rtmon *rtmond_dev;
 
 /* daemon-wide counters (relaxed atomics) */
 struct rtmond_counters {
-	uint64_t records, seq_gaps, records_lost, misses;
+	uint64_t records, seq_gaps, records_lost, records_reread, misses;
 	uint64_t snap_ftrace, snap_lttng, snap_rate_limited, snap_busy, snap_failed;
 };
 extern struct rtmond_counters rtmond_cnt;

@@ -375,6 +375,65 @@ static void t_ring_wrap(void)
 	end();
 }
 
+/*
+ * Acknowledged reads: peeked records keep their slots (the ring fills, no
+ * overwrite), a rewind delivers them again in the same order, a release
+ * frees them and counts them read; poll's pending sees only unpeeked ones.
+ */
+static void t_ring_peek(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	unsigned long long first[4];
+	char cm[16];
+	int i, n;
+
+	begin("ring_peek_release_rewind");
+	rtm_params_default(&p, 1);
+	p.ring_slots = 4;
+	c = mk(&p);
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
+	for (i = 0; i < 3; i++) {
+		irq_wake(c, 0, 1000 * i, 1, 200, "app");
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+	}
+	for (n = 0; rtm_core_peek(c, 0, &r); n++)
+		first[n] = r.seq;
+	CHECK(n == 3 && !rtm_core_pending(c));
+	/* the peeked slots are not free: one more fits, then the ring is full */
+	for (i = 3; i < 6; i++) {
+		irq_wake(c, 0, 1000 * i, 1, 200, "app");
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+	}
+	rtm_core_stats(c, &s);
+	CHECK(s.drop_ring_full == 2 && s.records_read == 0);
+	CHECK(rtm_core_pending(c));
+	/* the reader died: the next one gets the same records first */
+	rtm_core_rewind(c, 0);
+	for (n = 0; n < 3 && rtm_core_peek(c, 0, &r); n++)
+		CHECK(r.seq == first[n]);
+	CHECK(n == 3);
+	/* an undeliverable record goes back, the next peek has it again */
+	rtm_core_unpeek(c, 0);
+	CHECK(rtm_core_peek(c, 0, &r) && r.seq == first[2]);
+	CHECK(rtm_core_release(c, 0) == 3);
+	rtm_core_rewind(c, 0);		/* nothing peeked: no effect */
+	CHECK(rtm_core_peek(c, 0, &r) && r.seq > first[2]);
+	CHECK(!rtm_core_peek(c, 0, &r));
+	CHECK(rtm_core_release(c, 0) == 1 && rtm_core_release(c, 0) == 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.records_read == 4 && s.records_written == 4);
+	/* freed slots take new records; consuming reads still work */
+	irq_wake(c, 0, 9000, 1, 200, "app");
+	rtm_ev_switch(c, 0, 9500, 0, 0, 200, 200, cm);
+	CHECK(rtm_core_read(c, 0, &r) && !rtm_core_read(c, 0, &r));
+	CHECK(rtm_core_peek(c, 1, &r) == 0 && rtm_core_release(c, 1) == 0);
+	end();
+}
+
 static unsigned int hook_calls;
 
 static _Bool odd_filter(void *arg, __u32 cpu, const struct rtm_record *r)
@@ -631,6 +690,7 @@ int main(void)
 	t_task_bucket_full();
 	t_cookie_scope();
 	t_ring_wrap();
+	t_ring_peek();
 	t_hook();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();

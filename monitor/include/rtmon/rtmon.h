@@ -97,6 +97,16 @@ int rtmon_target_get(struct rtmon *r, uint32_t id, struct rtmon_target *t);
 int rtmon_read_records(struct rtmon *r, struct rtm_record *recs, size_t max);
 /* Make reads non-blocking (1) or blocking (0). */
 int rtmon_set_nonblock(struct rtmon *r, int nonblock);
+/*
+ * Acknowledged reads (acked = 1): a record read stays in the module until
+ * rtmon_ack_records(); if this process dies first, the next reader reads
+ * it again (skip what you had stored by its seq). Use it when losing a
+ * record matters more than reading one twice (rtmond). Makes r the reader;
+ * -ENOTTY from a module older than this library's header.
+ */
+int rtmon_set_read_acked(struct rtmon *r, int acked);
+/* Every record read so far is stored: the module may free it. */
+int rtmon_ack_records(struct rtmon *r);
 
 /* Names for the ABI's numbers ("switch_in", "waking", "hardirq", ...). */
 const char *rtmon_end_name(uint32_t end);

@@ -1,0 +1,149 @@
+# Acknowledged reads (RTMON_IOC_READ_MODE / RTMON_IOC_ACK), the protocol
+# that lets rtmond be killed without losing a record:
+# - a reader in acked mode that closes without acknowledging: the next
+#   reader gets the same records again, then the rest;
+# - acknowledged records are gone for the next reader, counted read;
+# - bad use: mode 2 is EINVAL, ACK in consuming mode EINVAL, a second
+#   reader EBUSY; ACK after switching back to consuming is EINVAL;
+# - rtmond started after an unacknowledged reader, with a sequence file
+#   that says the records before seq M were stored: it skips those (read
+#   again, counted rtmond_records_reread_total) and stores the others once.
+# timeout: 120
+. "$RTMON_TOP/tests/vm/guest/lib.sh"
+
+rtmon_load
+$RTMONCTL start
+$RTMONCTL targets add --comm cyclictest --timer
+cyclictest -q -m -p 80 -t 1 -i 1000 -l 60 >/dev/null
+
+python3 - <<'PY'
+import errno, fcntl, os, struct
+
+def ioc(d, nr, size):		# asm-generic ioctl encoding (x86, arm)
+    return (d << 30) | (size << 16) | (0xb7 << 8) | nr
+READ_MODE, ACK = ioc(1, 0x07, 4), ioc(0, 0x08, 0)
+CONSUME, ACKED = 0, 1
+
+def reader(mode=ACKED):
+    fd = os.open("/dev/rtmon", os.O_RDONLY | os.O_NONBLOCK)
+    if mode is not None:
+        fcntl.ioctl(fd, READ_MODE, struct.pack("I", mode))
+    return fd
+
+def read(fd, max_recs=10**6):
+    seqs = []
+    while len(seqs) < max_recs:
+        try:
+            b = os.read(fd, 616 * min(16, max_recs - len(seqs)))
+        except BlockingIOError:
+            break
+        size = struct.unpack_from("H", b, 2)[0]
+        assert size and len(b) % size == 0, f"read {len(b)} bytes, records of {size}"
+        # (seq, emitting cpu): each cpu has its ring
+        seqs += [(struct.unpack_from("Q", b, o + 8)[0], struct.unpack_from("H", b, o + 18)[0])
+                 for o in range(0, len(b), size)]
+    return seqs
+
+def on_cpu(recs, cpu):
+    return [s for s, c in recs if c == cpu]
+
+def errno_of(f):
+    try:
+        f()
+    except OSError as e:
+        return e.errno
+    return 0
+
+# 1: read 10, die without acknowledging
+fd = reader()
+first = read(fd, 10)
+assert len(first) == 10, f"only {len(first)} records"
+fd2 = os.open("/dev/rtmon", os.O_RDONLY | os.O_NONBLOCK)
+e = errno_of(lambda: fcntl.ioctl(fd2, READ_MODE, struct.pack("I", ACKED)))
+assert e == errno.EBUSY, f"a second reader got errno {e}, not EBUSY"
+os.close(fd2)
+os.close(fd)
+
+# 2: the next reader gets them again, then the rest; it acknowledges half
+fd = reader()
+again = read(fd)
+print(f"first reader: {len(first)} records {sorted(first)}, not acknowledged; "
+      f"second reader: {len(again)} records")
+for cpu in set(c for s, c in first):	# in front of the others of their ring
+    f, a = on_cpu(first, cpu), on_cpu(again, cpu)
+    assert a[:len(f)] == f, f"cpu {cpu}: not read again first: {a[:len(f)]} vs {f}"
+assert len(again) >= 60 and len(set(again)) == len(again), "records missing or twice"
+fcntl.ioctl(fd, ACK)
+e = errno_of(lambda: fcntl.ioctl(fd, READ_MODE, struct.pack("I", 2)))
+assert e == errno.EINVAL, f"mode 2: errno {e}"
+os.close(fd)
+
+# 3: acknowledged records are gone, and counted read
+fd = reader()
+rest = read(fd)
+assert rest == [], f"acknowledged records read again: {rest[:10]}"
+# 4: ACK outside acked mode; leftovers of an acked reader for a consuming one
+fcntl.ioctl(fd, READ_MODE, struct.pack("I", CONSUME))
+e = errno_of(lambda: fcntl.ioctl(fd, ACK))
+assert e == errno.EINVAL, f"ACK in consuming mode: errno {e}"
+os.close(fd)
+print("acknowledged reads: re-read after close, gone after ACK, EINVAL/EBUSY on misuse")
+open(os.environ["T"] + "/acked", "w").write(f"{len(again)}\n")
+PY
+[ -s $T/acked ] || fail "the ack checks did not finish"
+
+# the status file counts acknowledged records read, not peeked ones
+n=$(cat $T/acked)
+read_=$(awk '/^ *records emitted /{for (i = 1; i < NF; i++) if ($i == "read") print $(i + 1)}' /proc/rtmon/status)
+note "records read (status): $read_, acknowledged by the test: $n"
+[ "$read_" = "$n" ] || fail "records read $read_, acknowledged $n"
+
+# rtmond after a killed run: what the saved sequence says was stored is
+# skipped, the rest stored once
+RTMOND=$RTMON_TOP/build/monitor/rtmond
+out=$T/rtmond
+mkdir -p $out
+cyclictest -q -m -p 80 -t 1 -i 1000 -l 40 >/dev/null
+python3 - $out <<'PY'
+import fcntl, os, struct, sys
+fd = os.open("/dev/rtmon", os.O_RDONLY | os.O_NONBLOCK)
+fcntl.ioctl(fd, (1 << 30) | (4 << 16) | (0xb7 << 8) | 7, struct.pack("I", 1))
+seqs = []
+while True:
+    try:
+        b = os.read(fd, 616 * 16)
+    except BlockingIOError:
+        break
+    seqs += [struct.unpack_from("Q", b, o + 8)[0] for o in range(0, len(b), 616)]
+os.close(fd)	# killed: nothing acknowledged
+seqs.sort()
+assert len(seqs) >= 40, f"only {len(seqs)} records"
+m = seqs[len(seqs) // 2]
+open(sys.argv[1] + "/rtmond.seq", "w").write(f"{m}\n")
+open(sys.argv[1] + "/expect", "w").write(" ".join(str(s) for s in seqs if s >= m) + "\n")
+print(f"unacknowledged: {len(seqs)} records {seqs[0]}..{seqs[-1]}; 'stored' before {m}")
+PY
+cat >$T/rtmon.conf <<CONF
+targets = ( { name = "cyclic"; comm = "cyclictest"; source = "timer"; deadline = "50ms"; } );
+snapshot = { dir = "$out"; records_file = true; ftrace = false; lttng = false; };
+metrics = { listen = "127.0.0.1:9467"; };
+CONF
+ip link set lo up
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rtmon_cleanup' EXIT
+"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
+pid=$!
+for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond.log && break; sleep 0.1; done
+sleep 1
+curl -sf http://127.0.0.1:9467/metrics >$T/metrics.txt || fail "metrics endpoint did not answer"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+pid=
+[ $rc = 0 ] || fail "rtmond exited $rc on SIGTERM"
+grep "read again\|previous run\|acknowledged" $T/rtmond.log | sed 's/^/# /'
+grep -q "acknowledged reads unavailable" $T/rtmond.log && fail "rtmond did not use acknowledged reads"
+got=$(python3 -c 'import json,sys; print(" ".join(str(s) for s in sorted(json.loads(l)["seq"] for l in open(sys.argv[1]))))' $out/records.jsonl)
+[ "$got" = "$(cat $out/expect)" ] || fail "stored: $got; expected: $(cat $out/expect)"
+reread=$(awk '/^rtmond_records_reread_total /{print $2}' $T/metrics.txt)
+note "rtmond stored $(wc -w <$out/expect) records once, skipped ${reread:-?} read again"
+[ "${reread:-0}" -gt 0 ] || fail "rtmond_records_reread_total is ${reread:-missing}"
+echo "records-ack: ok"
