@@ -135,9 +135,16 @@ static inline bool rtmon_irq_thread_wakes(struct irqaction *action,
 }
 
 /* Clock of the base an hrtimer is queued on (struct hrtimer_clock_base). */
-static inline clockid_t rtmon_hrtimer_clock(struct hrtimer *timer)
+/*
+ * What the sleeper asked for, in CLOCK_MONOTONIC: the soft expiry (the
+ * hard one adds the task's timer slack: 50 us for SCHED_OTHER by default,
+ * what cyclictest counts as latency), less the base's offset to
+ * CLOCK_MONOTONIC (REALTIME, BOOTTIME, TAI bases; 0 for MONOTONIC).
+ */
+static inline u64 rtmon_hrtimer_expiry_mono(struct hrtimer *timer)
 {
-	return READ_ONCE(timer->base)->clockid;
+	return ktime_to_ns(ktime_sub(hrtimer_get_softexpires(timer),
+				     READ_ONCE(timer->base)->offset));
 }
 
 /*

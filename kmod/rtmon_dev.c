@@ -33,7 +33,8 @@ struct rtmon_file {
 	struct rtm_record rec;
 };
 
-static atomic_t rtmon_reader_taken = ATOMIC_INIT(0);
+/* The file that reads records (NULL: none yet); see rtmon_claim_reader(). */
+static struct rtmon_file *rtmon_reader;
 
 static int rtmon_open(struct inode *inode, struct file *file)
 {
@@ -55,20 +56,27 @@ static int rtmon_release(struct inode *inode, struct file *file)
 		/* what was read and not acknowledged goes to the next reader */
 		if (f->acked)
 			rtmon_records_rewind();
-		atomic_set(&rtmon_reader_taken, 0);
+		smp_store_release(&rtmon_reader, NULL);
 	}
 	kfree(f);
 	return 0;
 }
 
-/* The first file to read or poll becomes the reader; others get -EBUSY. */
+/*
+ * The first file to read or poll becomes the reader; others get -EBUSY.
+ * Threads sharing the reader's file race here harmlessly: the exchange
+ * tells "taken by this file" from "taken by another".
+ */
 static int rtmon_claim_reader(struct rtmon_file *f)
 {
-	if (f->reader)
+	struct rtmon_file *owner;
+
+	if (READ_ONCE(f->reader))
 		return 0;
-	if (atomic_cmpxchg(&rtmon_reader_taken, 0, 1))
+	owner = cmpxchg(&rtmon_reader, NULL, f);
+	if (owner && owner != f)
 		return -EBUSY;
-	f->reader = true;
+	WRITE_ONCE(f->reader, true);
 	return 0;
 }
 

@@ -158,15 +158,7 @@ static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 		return;
 	ts = rtmon_now();
 	sleeper = timer->function == rtmon_sleeper_fn;
-	/*
-	 * The programmed expiry is in the timer base's clock, *now the base's
-	 * time when the interrupt began; carry the difference over to
-	 * CLOCK_MONOTONIC. For CLOCK_MONOTONIC timers (cyclictest's) it is the
-	 * programmed expiry itself.
-	 */
-	expires = ktime_to_ns(hrtimer_get_expires(timer));
-	if (rtmon_hrtimer_clock(timer) != CLOCK_MONOTONIC)
-		expires = ts - (ktime_to_ns(*now) - expires);
+	expires = rtmon_hrtimer_expiry_mono(timer);
 	/* hard IRQ, or the timer softirq (ktimers on RT: SCHED_OTHER sleepers) */
 	rtm_ev_timer_entry(c, smp_processor_id(), ts, rtmon_timer_id(timer),
 			   expires, sleeper, rtmon_ctx());
@@ -178,9 +170,11 @@ static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_EXIT);
+	/* not the timer: hrtimer_wakeup() cleared the sleeper's task, and a
+	 * HRTIMER_NORESTART callback may have freed the timer */
 	if (c)
-		rtm_ev_timer_exit(c, smp_processor_id(), rtmon_now(),
-				  rtmon_timer_id(timer), rtmon_ctx());
+		rtm_ev_timer_exit(c, smp_processor_id(), rtmon_now(), 0,
+				  rtmon_ctx());
 }
 
 static void rtmon_sched_waking(void *data, struct task_struct *p)

@@ -64,8 +64,8 @@ static unsigned int rtmon_hist_bucket(u64 ns)
 /*
  * Called by the core for every record it emits, on the emitting cpu, in
  * probe context (possibly inside sched_switch with the runqueue locked):
- * count it, trace it, ask for a reader wakeup. Returns whether the record
- * goes to the ring (a misses-only target keeps only misses and timeouts).
+ * count it, trace it. Returns whether the record goes to the ring (a
+ * misses-only target keeps only misses and timeouts).
  */
 static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 {
@@ -99,8 +99,13 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 		trace_rtmon_deadline_miss(r);
 	if (id < RTM_MAX_TARGETS && !miss && test_bit(id, rtmon_target_missonly))
 		return false;
-	irq_work_queue(&rtmon_wake_work);
 	return true;
+}
+
+/* After the record is in its ring: wake the reader (irq_work: any context). */
+static void rtmon_on_published(void *arg, u32 cpu)
+{
+	irq_work_queue(&rtmon_wake_work);
 }
 
 static void rtmon_tick(struct timer_list *t)
@@ -140,8 +145,10 @@ int rtmon_tracker_start(void)
 }
 
 /*
- * Stop tracking. Open chains stay in the core and are reclaimed by the tick
- * when tracking starts again; records already in the rings stay readable.
+ * Stop tracking. Open chains end here, silently (chains_expired): kept,
+ * they would complete after a START with the stopped time in their
+ * latency, or be reported overdue. Records already in the rings stay
+ * readable.
  */
 void rtmon_tracker_stop(void)
 {
@@ -153,6 +160,8 @@ void rtmon_tracker_stop(void)
 	/* probes that still saw the core finish before we return */
 	tracepoint_synchronize_unregister();
 	rtmon_timer_delete_sync(&rtmon_tick_timer);
+	/* no event call runs now: any cpu's counters will do */
+	rtm_core_expire_all(rtmon_core_mem, raw_smp_processor_id());
 }
 
 static int rtmon_spec_of(const struct rtmon_target *t,
@@ -191,7 +200,7 @@ static int rtmon_spec_of(const struct rtmon_target *t,
 int rtmon_target_add(struct rtmon_target *t)
 {
 	struct rtm_target_spec spec;
-	int id, irq = -1, ret;
+	int id, cpu, irq = -1, ret;
 
 	lockdep_assert_held(&rtmon_ctl_lock);
 	if (t->src == RTMON_SRC_IRQ) {
@@ -212,23 +221,24 @@ int rtmon_target_add(struct rtmon_target *t)
 	ret = rtmon_spec_of(t, &spec, irq);
 	if (ret)
 		return ret;
+	/*
+	 * Prepare, then publish: the core matches the target from
+	 * rtm_core_set_target() on, and its first records must find fresh
+	 * statistics and the misses-only bit (a reused id keeps the old ones).
+	 */
+	for_each_possible_cpu(cpu)
+		memset(&per_cpu_ptr(rtmon_stats, cpu)->t[id], 0,
+		       sizeof(struct rtmon_tgt_stats));
+	if (t->flags & RTMON_TF_MISSES_ONLY)
+		set_bit(id, rtmon_target_missonly);
+	else
+		clear_bit(id, rtmon_target_missonly);
+	smp_mb__after_atomic();	/* both seen before the target */
 	ret = rtm_core_set_target(rtmon_core_mem, id, &spec);
 	if (ret)
 		return ret;
 	t->id = id;
 	rtmon_targets[id] = *t;
-	/* fresh statistics for a fresh target */
-	{
-		int cpu;
-
-		for_each_possible_cpu(cpu)
-			memset(&per_cpu_ptr(rtmon_stats, cpu)->t[id], 0,
-			       sizeof(struct rtmon_tgt_stats));
-	}
-	if (t->flags & RTMON_TF_MISSES_ONLY)
-		set_bit(id, rtmon_target_missonly);
-	else
-		clear_bit(id, rtmon_target_missonly);
 	set_bit(id, rtmon_target_used);
 	return 0;
 }
@@ -400,6 +410,7 @@ int rtmon_tracker_init(struct rtm_params *p)
 		return -EINVAL;
 	}
 	rtm_core_set_hook(rtmon_core_mem, rtmon_on_record, NULL);
+	rtm_core_set_notify(rtmon_core_mem, rtmon_on_published);
 	init_irq_work(&rtmon_wake_work, rtmon_wake_readers);
 	timer_setup(&rtmon_tick_timer, rtmon_tick, 0);
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",

@@ -409,8 +409,12 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 		if (rtm_ring_cancel(&c->rings[cpu], pos))
 			return;
 		rec->version = 0;	/* skip record, dropped by readers */
+		rtm_ring_commit(&c->rings[cpu], pos);
+		return;
 	}
 	rtm_ring_commit(&c->rings[cpu], pos);
+	if (c->notify)	/* readable now: a reader woken finds it */
+		c->notify(c->hook_arg, cpu);
 }
 
 /*

@@ -127,6 +127,11 @@ void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg)
 	c->hook = fn;
 }
 
+void rtm_core_set_notify(struct rtm_core *c, rtm_notify_fn_t fn)
+{
+	c->notify = fn;
+}
+
 int rtm_core_pending(struct rtm_core *c)
 {
 	struct rtm_ring *r;

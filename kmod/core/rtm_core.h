@@ -174,7 +174,11 @@ void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
  * chain owns the wakeups/raises made in that context on that cpu (a soft
  * timer's wakeups must be reported with RTM_CTX_SOFTIRQ); hard IRQs nested
  * in a soft timer callback are not part of its chain. Pass the same ctx to
- * the matching rtm_ev_timer_exit().
+ * the matching rtm_ev_timer_exit(). Its timer_id may be 0 (unknown: at
+ * hrtimer_expire_exit a sleeper's task is already cleared and another
+ * timer may be freed): callbacks of one context do not nest on a cpu, so
+ * the context's timer branch is that timer's; a nonzero id that differs
+ * marks the branch stale (a missed exit).
  */
 void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
 			__u64 timer_id, __u64 expires, int sleeper, __u32 ctx);
@@ -240,6 +244,16 @@ typedef _Bool (*rtm_record_hook_t)(void *arg, __u32 cpu,
 				   const struct rtm_record *rec);
 void rtm_core_set_hook(struct rtm_core *c, rtm_record_hook_t fn, void *arg);
 
+/*
+ * Called after a record is published to its cpu's ring (readable by
+ * rtm_core_read()), on the emitting cpu, in the same context as the hook,
+ * with the hook's arg: where to wake a reader. A wakeup from the hook
+ * could run (a self-IPI once interrupts are on) and find the ring still
+ * empty. Not called for filtered or dropped records. Set before events.
+ */
+typedef void (*rtm_notify_fn_t)(void *arg, __u32 cpu);
+void rtm_core_set_notify(struct rtm_core *c, rtm_notify_fn_t fn);
+
 /* Pop one record of cpu's ring into *out: 1 if copied, 0 if empty. */
 int rtm_core_read(struct rtm_core *c, __u32 cpu, struct rtm_record *out);
 
@@ -272,5 +286,14 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *out);
  * max_age_ns once the event stream stopped.
  */
 __u32 rtm_core_check_quiescent(struct rtm_core *c);
+
+/*
+ * Only when no event call is running (tracking stopped): end every open
+ * chain now, counted chains_expired, with no record and no overdue
+ * report, and free their branches. Tracking that starts again begins
+ * clean: a chain open across a stop would complete (or time out) with the
+ * stopped time in its latency.
+ */
+void rtm_core_expire_all(struct rtm_core *c, __u32 cpu);
 
 #endif /* RTM_CORE_H */

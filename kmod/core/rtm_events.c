@@ -293,7 +293,8 @@ void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 	b = rtm_slot_take(rtm_timer_slot(&c->cpus[cpu], ctx));
 	if (!b)
 		return;
-	if (rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != timer_id)
+	if (timer_id &&
+	    rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != timer_id)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 	else
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);

@@ -338,6 +338,7 @@ struct rtm_core {
 	struct rtm_ring *rings;
 	rtm_record_hook_t hook;		/* set before events, then read-only */
 	void *hook_arg;
+	rtm_notify_fn_t notify;		/* likewise */
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
 	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
 					 * nothing traced (rtm_handoff.c) */

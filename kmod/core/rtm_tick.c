@@ -11,8 +11,9 @@
  */
 #include "rtm_internal.h"
 
+/* expire_all: every open chain is reclaimed now, with no overdue report */
 static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
-			   u64 min_dl)
+			   u64 min_dl, bool expire_all)
 {
 	struct rtm_chain *ch = rtm_chain_of(c, ci);
 	u32 s = rtm_ld32_acq(&ch->state), s2, dlt;
@@ -23,8 +24,8 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 		return;
 	start = rtm_ld64(&ch->start);
 	age = now > start ? now - start : 0;
-	aged = age > c->p.max_age_ns;
-	overdue = min_dl && !(s & RTM_CS_OVERDUE) && age > min_dl;
+	aged = expire_all || age > c->p.max_age_ns;
+	overdue = !expire_all && min_dl && !(s & RTM_CS_OVERDUE) && age > min_dl;
 	if (!aged && !overdue)
 		return;
 	if (!rtm_chain_get_live(c, ci))
@@ -106,7 +107,7 @@ static void rtm_tick_htab(struct rtm_core *c, u32 cpu, struct rtm_htab *h)
 	}
 }
 
-void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
+static void rtm_tick(struct rtm_core *c, u32 cpu, u64 now, bool expire_all)
 {
 	struct rtm_cpu *pc;
 	u32 i, k;
@@ -116,7 +117,7 @@ void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
 		return;
 	min_dl = rtm_target_min_deadline(c);
 	for (i = 1; i <= c->p.nchains; i++)
-		rtm_tick_chain(c, cpu, i, now, min_dl);
+		rtm_tick_chain(c, cpu, i, now, min_dl, expire_all);
 	for (k = 0; k < c->p.ncpus; k++) {
 		pc = &c->cpus[k];
 		rtm_tick_slot(c, cpu, &pc->hi_cur);
@@ -131,4 +132,14 @@ void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
 	rtm_handoff_tick(c, cpu);
 	rtm_tick_htab(c, cpu, &c->tasks);
 	rtm_tick_htab(c, cpu, &c->cookies);
+}
+
+void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)
+{
+	rtm_tick(c, cpu, now, false);
+}
+
+void rtm_core_expire_all(struct rtm_core *c, u32 cpu)
+{
+	rtm_tick(c, cpu, 0, true);
 }

@@ -436,6 +436,53 @@ static void t_ring_peek(void)
 
 static unsigned int hook_calls;
 
+/*
+ * Tracking stopped with chains open: rtm_core_expire_all() ends them with
+ * no record and no overdue report, and leaves nothing allocated; a later
+ * tick (tracking started again) reports nothing for them.
+ */
+static void t_expire_all(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char cm[16];
+
+	begin("expire_all_at_stop");
+	rtm_params_default(&p, 2);
+	c = mk(&p);
+	comm(cm, "app");
+	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 1000000) == 0);
+	irq_wake(c, 0, 1000, 1, 200, "app");	/* open: never switched in */
+	irq_wake(c, 1, 2000, 2, 201, "app");
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 2);
+	rtm_core_expire_all(c, 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_expired == 2 && s.chains_overdue == 0);
+	CHECK(s.records_emitted == 0);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	/* started again, far past the deadline: nothing left to report */
+	rtm_ev_tick(c, 0, 10000000000ull);
+	rtm_ev_switch(c, 0, 10000000100ull, 0, 0, 200, 200, cm);
+	CHECK(!rtm_core_read(c, 0, &r) && !rtm_core_read(c, 1, &r));
+	end();
+}
+
+/* the notify callback: the record it announces must be readable already */
+static struct rtm_core *notify_core;
+static unsigned int notify_calls, notify_unreadable;
+
+static void notify_check(void *arg, __u32 cpu)
+{
+	(void)arg;
+	(void)cpu;
+	notify_calls++;
+	if (!rtm_core_pending(notify_core))
+		notify_unreadable++;
+}
+
 static _Bool odd_filter(void *arg, __u32 cpu, const struct rtm_record *r)
 {
 	(void)cpu;
@@ -459,17 +506,21 @@ static void t_hook(void)
 	comm(cm, "app");
 	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
 	rtm_core_set_hook(c, odd_filter, NULL);
+	rtm_core_set_notify(c, notify_check);
+	notify_core = c;
 	CHECK(!rtm_core_pending(c));
 	for (i = 0; i < 6; i++) {	/* odd seqs filtered: ring never fills */
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
 		rtm_ev_switch(c, 1, 1000 * i + 500, 0, 0, 200, 200, cm);
+		/* the reader takes it at once, as one woken by notify would */
+		while (rtm_core_read(c, 1, &r)) {
+			CHECK(!(r.seq & 1));
+			n++;
+		}
 	}
 	CHECK(hook_calls == 6);
-	CHECK(rtm_core_pending(c));
-	while (rtm_core_read(c, 1, &r)) {
-		CHECK(!(r.seq & 1));
-		n++;
-	}
+	/* notified once per published record, each already readable */
+	CHECK(notify_calls == 3 && notify_unreadable == 0);
 	CHECK(n == 3 && !rtm_core_pending(c));
 	rtm_core_stats(c, &s);
 	CHECK(s.records_filtered == 3 && s.drop_ring_full == 0);
@@ -637,6 +688,7 @@ static void t_soft_timer_slot(void)
 	struct rtm_record r;
 	struct rtm_stats s;
 	char cm[16], cm2[16];
+	unsigned long long n, k;
 
 	begin("soft_timer_slot");
 	rtm_params_default(&p, 2);
@@ -676,6 +728,14 @@ static void t_soft_timer_slot(void)
 	CHECK(s.branches_opened == s.branches_completed + s.branches_closed +
 	      s.branches_pruned + s.branches_merged + s.branches_stale +
 	      s.branches_dropped);
+	/* the module's exit passes id 0 (it cannot read the timer then): the
+	 * context's timer branch is closed, not counted stale */
+	n = s.branches_closed;
+	k = s.branches_stale;
+	rtm_ev_timer_entry(c, 0, 30000, 6, 29990, 1, RTM_CTX_HARDIRQ);
+	rtm_ev_timer_exit(c, 0, 30005, 0, RTM_CTX_HARDIRQ);
+	rtm_core_stats(c, &s);
+	CHECK(s.branches_closed == n + 1 && s.branches_stale == k);
 	end();
 }
 
@@ -691,6 +751,7 @@ int main(void)
 	t_cookie_scope();
 	t_ring_wrap();
 	t_ring_peek();
+	t_expire_all();
 	t_hook();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
