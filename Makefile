@@ -1,7 +1,9 @@
 # rtmon top-level Makefile.
 #
 #   make deps        install build and test dependencies (apt-get, as root)
-#   make             build rtmon.ko for BOARD (default qemu-x86_64-rt)
+#   make             rtmon.ko for BOARD (default qemu-x86_64-rt) and the user
+#                    space (librtmon, rtmonctl, rtmond, rtmon-replay) in build/
+#   make help        this list
 #   make check       run every test (unit + QEMU); ends with "N passed, N failed"
 #   make demo        boot the emulated PREEMPT_RT board and show rtmon at work
 #   make bench       benchmarks: core instructions/event, module overhead in QEMU
@@ -15,7 +17,14 @@
 
 BOARD ?= qemu-x86_64-rt
 
-all: kmod
+all: kmod user
+
+help:
+	@sed -n '/^#   make/,/^#   make clean/p' $(firstword $(MAKEFILE_LIST)) | sed 's/^#//'
+
+# librtmon, rtmonctl, rtmond, rtmon-replay, rtmon-mark (monitor/Makefile)
+user:
+	$(MAKE) -C monitor
 
 deps:
 	bash scripts/deps.sh
@@ -73,4 +82,4 @@ check-pkg:
 clean:
 	rm -rf build
 
-.PHONY: all deps kmod cross dist check-arm install debs debs-arm check-pkg check demo bench clean
+.PHONY: all help user deps kmod cross dist check-arm install debs debs-arm check-pkg check demo bench clean
