@@ -268,6 +268,9 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 	for (i = 0; i < RTM_NHANDOFF; i++)
 		leaks += !!rtm_ld32(&c->handoff[i]);
 	leaks += rtm_ld32(&c->handoff_used);
+	for (i = 0; i < RTM_NWAITWORK; i++)
+		leaks += !!rtm_ld32(&c->waitwork[i].state);
+	leaks += rtm_ld32(&c->waitwork_used);
 	leaks += rtm_htab_count_used(&c->tasks);
 	leaks += rtm_htab_count_used(&c->cookies);
 	for (i = 1; i <= c->p.nchains; i++)

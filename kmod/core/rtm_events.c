@@ -623,7 +623,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	if (tid < 0) {
 		/* an IRQ thread's pass that handed nothing traced on */
 		if ((br->flags & (RTM_BF_IRQTHREAD | RTM_BF_HANDED)) ==
-		    RTM_BF_IRQTHREAD && rtm_handoff_park(c, cpu, b))
+		    RTM_BF_IRQTHREAD && (rtm_waitwork_adopt(c, cpu, b) ||
+					 rtm_handoff_park(c, cpu, b)))
 			return;
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
@@ -736,49 +737,51 @@ static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
  */
 static rtm_noinline u32 rtm_work_untraced(struct rtm_core *c, u32 cpu,
 					  u64 ts, u32 sb, u32 pid, u32 tgid,
-					  const char *comm)
+					  u64 cookie, const char *comm)
 {
 	if (sb)
 		rtm_branch_free(c, cpu, sb, rtm_branch_done(c, sb) ?
 				RTM_C_BR_PRUNED : RTM_C_BR_STALE);
 	sb = rtm_handoff_take(c, cpu, ts, pid, tgid, comm);
-	if (!sb)
+	/* else its IRQ thread's pass may still be running: wait for it */
+	if (!sb && !rtm_waitwork_add(c, cpu, ts, pid, tgid, cookie, comm))
 		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
 	return sb;
+}
+
+/* nb, a branch of task nb->pid, becomes work item (tgid, cookie)'s. */
+void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
+			   u32 tgid, u64 cookie)
+{
+	struct rtm_branch *nbr = rtm_br(c, nb);
+
+	nbr->tgid = tgid;
+	nbr->cookie = cookie;
+	nbr->flags |= RTM_BF_COOKIE;
+	rtm_hop_add(c, cpu, nb, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, nbr->pid,
+		    nbr->comm, ts);
+	rtm_cookie_put(c, cpu, rtm_cookie_tag(tgid, cookie), nb);
 }
 
 void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 		       u32 tgid, u64 cookie, const char *comm)
 {
 	struct rtm_cpu *pc;
-	struct rtm_branch *nbr;
 	u32 sb, nb;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
 	sb = rtm_slot_take(&pc->task_cur);
-	if (!sb && !rtm_ld32(&c->handoff_used)) {
-		/* untracked task, nothing parked: the common case */
-		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
-		return;
-	}
 	if (rtm_unlikely(!sb || rtm_br(c, sb)->pid != pid ||
 			 rtm_branch_done(c, sb))) {
-		sb = rtm_work_untraced(c, cpu, ts, sb, pid, tgid, comm);
+		sb = rtm_work_untraced(c, cpu, ts, sb, pid, tgid, cookie, comm);
 		if (!sb)
 			return;
 	}
 	nb = rtm_branch_fork(c, cpu, sb);
-	if (nb) {
-		nbr = rtm_br(c, nb);
-		nbr->tgid = tgid;
-		nbr->cookie = cookie;
-		nbr->flags |= RTM_BF_COOKIE;
-		rtm_hop_add(c, cpu, nb, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, pid,
-			    nbr->comm, ts);
-		rtm_cookie_put(c, cpu, rtm_cookie_tag(tgid, cookie), nb);
-	}
+	if (nb)
+		rtm_work_begin_branch(c, cpu, nb, ts, tgid, cookie);
 	rtm_slot_putback(c, cpu, &pc->task_cur, sb);
 }
 
@@ -794,6 +797,8 @@ void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
+	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)))
+		rtm_waitwork_end(c, tgid, cookie, ts);
 	tag = rtm_cookie_tag(tgid, cookie);
 	if (!rtm_htab_maybe(&c->cookies, tag))
 		return;

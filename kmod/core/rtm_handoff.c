@@ -9,13 +9,28 @@
  * handed nothing on, and the task later takes up the new item with no
  * chain. The item's chain would be lost.
  *
- * The thread's branch is parked here instead of being closed, when some
- * work_end target exists (only librtmon's markers tell that a task begins
- * an item). A task that begins work (rtm_ev_work_begin) carrying no open
+ * The thread's branch is parked here instead of being closed, when a
+ * work_end target names that IRQ by number (only librtmon's markers tell
+ * that a task begins an item; a target of any IRQ cannot tell which
+ * interrupt brought it). A task that begins work (rtm_ev_work_begin) carrying no open
  * chain takes the oldest parked branch that a work_end target matching
  * that task accepts (the target names the IRQ or the source kind, and the
  * task): the chain goes on with hop HANDOFF. Parked branches whose chain
  * is done or expired are pruned by tick, like any slot.
+ *
+ * The other order: the task, awake and of higher priority than the IRQ
+ * thread, may take up the item while the thread's pass is still running
+ * (preempted after queueing it), before the pass parks anything. Such a
+ * work_begin (no chain, nothing parked that it takes) waits in waitwork[]
+ * when a work_end target naming an IRQ may accept the task; the pass,
+ * when it blocks having handed nothing traced on, adopts the oldest
+ * waiting item begun after its interrupt that a target of that task
+ * accepts: its branch
+ * becomes the item's (hops HANDOFF and WORK_BEGIN at the work_begin's
+ * time) and work_end completes it. An item whose work_end comes first
+ * waits ended (end time kept): the pass that adopts it completes the
+ * chain at once, at that end. An item not adopted within max_age is
+ * counted work_untraced then.
  *
  * RTM_NHANDOFF slots, shared by all cpus, each taken and put with one
  * atomic exchange/CAS. Peeked fields are hints: a branch is re-checked
@@ -24,6 +39,41 @@
  * finds an empty parking with one load.
  */
 #include "rtm_internal.h"
+
+/*
+ * The work_end targets that name the chain's IRQ by number: only they
+ * hand off. A target of any IRQ cannot tell which interrupt brought the
+ * work: every IRQ thread's pass that wakes nothing of it (a disk's, a
+ * NIC's) would be taken for it.
+ */
+static u32 rtm_handoff_mask(const struct rtm_tset *t, u32 kind, u64 source)
+{
+	u32 mask = t->end_mask[RTM_END_WORK_END], out = 0, i;
+
+	if (kind != RTM_KIND_IRQ)
+		return 0;
+	while (mask) {
+		i = rtm_ctz32(mask);
+		mask &= mask - 1;
+		if (t->t[i].src == RTM_SRC_IRQ && t->t[i].irq == source)
+			out |= 1u << i;
+	}
+	return out;
+}
+
+/* Some work_end target names an IRQ by number. */
+static bool rtm_handoff_any(const struct rtm_tset *t)
+{
+	u32 mask = t->end_mask[RTM_END_WORK_END], i;
+
+	while (mask) {
+		i = rtm_ctz32(mask);
+		mask &= mask - 1;
+		if (t->t[i].src == RTM_SRC_IRQ)
+			return true;
+	}
+	return false;
+}
 
 /* Start of the chain of a branch not owned (a hint), ~0 if none. */
 static u64 rtm_handoff_start(struct rtm_core *c, u32 b)
@@ -37,12 +87,13 @@ static u64 rtm_handoff_start(struct rtm_core *c, u32 b)
 
 /*
  * Park IRQ-thread branch b (owned by the caller) whose pass ends having
- * handed nothing on. Returns false when no work_end target exists (the
- * caller closes b). When every slot is taken, the oldest parked branch
+ * handed nothing on. Returns false when no work_end target names its IRQ
+ * (the caller closes b). When every slot is taken, the oldest parked branch
  * gives way (closed).
  */
 bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 {
+	const struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
 	const struct rtm_tset *t;
 	u32 seq, i, v, oldest = 0;
 	u64 start, ostart = ~0ull;
@@ -50,7 +101,7 @@ bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 
 	do {
 		t = rtm_tset_begin(c, &seq);
-		want = t->end_mask[RTM_END_WORK_END] != 0;
+		want = rtm_handoff_mask(t, ch->kind, ch->source) != 0;
 	} while (rtm_tset_retry(c, seq));
 	if (!want)
 		return false;
@@ -111,18 +162,22 @@ void rtm_handoff_tick(struct rtm_core *c, u32 cpu)
  * fields stable), or -1.
  */
 static int rtm_handoff_target(struct rtm_core *c, u32 b, u32 pid, u32 tgid,
-			      const u64 *comm)
+			      const u64 *comm, u64 *deadline)
 {
 	const struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
 	const struct rtm_tset *t;
 	u32 seq;
 	int tid;
+	u64 dl;
 
 	do {
 		t = rtm_tset_begin(c, &seq);
-		tid = rtm_target_match(t, t->end_mask[RTM_END_WORK_END],
+		tid = rtm_target_match(t, rtm_handoff_mask(t, ch->kind, ch->source),
 				       ch->kind, ch->source, pid, tgid, comm);
+		dl = tid >= 0 ? t->t[tid].deadline : 0;
 	} while (rtm_tset_retry(c, seq));
+	if (deadline)
+		*deadline = dl;
 	return tid;
 }
 
@@ -167,7 +222,7 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
 			continue;
 		}
-		if (rtm_handoff_target(c, v, pid, tgid, wcomm) < 0) {
+		if (rtm_handoff_target(c, v, pid, tgid, wcomm, NULL) < 0) {
 			rtm_handoff_putback(c, cpu, idx[k], v);
 			continue;
 		}
@@ -183,4 +238,194 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		return v;
 	}
 	return 0;
+}
+
+/* ---- work begun before the pass that brought it ended ---- */
+
+/*
+ * Work item (tgid, cookie) begun at ts by pid with no chain: wait for an
+ * IRQ thread's pass to adopt it. False (the caller counts work_untraced)
+ * when no work_end target may accept the task, or every slot is taken.
+ */
+bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
+		      u64 cookie, const char *comm)
+{
+	const struct rtm_tset *t;
+	struct rtm_waitwork *w;
+	u64 wcomm[2];
+	u32 seq, i;
+	bool want;
+
+	if (!comm)
+		return false;
+	rtm_comm_load(wcomm, comm);
+	do {
+		t = rtm_tset_begin(c, &seq);
+		want = rtm_target_maybe(t, RTM_END_WORK_END, wcomm) &&
+		       rtm_handoff_any(t);
+	} while (rtm_tset_retry(c, seq));
+	if (!want)
+		return false;
+	for (i = 0; i < RTM_NWAITWORK; i++) {
+		w = &c->waitwork[i];
+		if (rtm_ld32(&w->state) || !rtm_cas32(&w->state, 0, 1))
+			continue;
+		w->pid = pid;
+		w->tgid = tgid;
+		w->cpu = cpu;
+		w->comm[0] = wcomm[0];
+		w->comm[1] = wcomm[1];
+		rtm_st64(&w->cookie, cookie);
+		rtm_st64(&w->ts, ts);
+		rtm_st32_rel(&w->state, 2);
+		rtm_add32(&c->waitwork_used, 1);
+		return true;
+	}
+	return false;
+}
+
+/* Own slot w if it is in state st (-> 1), or false. */
+static bool rtm_waitwork_own(struct rtm_waitwork *w, u32 st)
+{
+	return rtm_ld32_acq(&w->state) == st && rtm_cas32(&w->state, st, 1);
+}
+
+/* Free owned slot w. */
+static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
+{
+	rtm_st32_rel(&w->state, 0);
+	rtm_add32(&c->waitwork_used, (u32)-1);
+}
+
+/*
+ * IRQ-thread branch b (owned by the caller) ends its pass having handed
+ * nothing traced on: adopt the oldest waiting item begun after the chain's
+ * start whose task a work_end target accepts for this chain. b becomes
+ * the item's cookie branch, or completes at once if the item has ended.
+ * Returns false if none (b is still the caller's).
+ */
+bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+	struct rtm_chain *ch;
+	struct rtm_waitwork *w;
+	u64 start, ts[RTM_NWAITWORK], st, end, cookie, last, dl;
+	u32 idx[RTM_NWAITWORK], n = 0, i, j, k, pid, tgid, state, wcpu;
+	u64 comm[2];
+	int tid;
+
+	if (!rtm_ld32(&c->waitwork_used))
+		return false;
+	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	start = rtm_ld64(&ch->start);
+	for (i = 0; i < RTM_NWAITWORK; i++) {
+		w = &c->waitwork[i];
+		if (rtm_ld32_acq(&w->state) < 2)
+			continue;
+		st = rtm_ld64(&w->ts);
+		if (st < start)
+			continue;	/* begun before this interrupt */
+		for (j = n; j > 0 && ts[j - 1] > st; j--) {
+			ts[j] = ts[j - 1];
+			idx[j] = idx[j - 1];
+		}
+		ts[j] = st;
+		idx[j] = i;
+		n++;
+	}
+	for (k = 0; k < n; k++) {
+		w = &c->waitwork[idx[k]];
+		state = rtm_ld32(&w->state);
+		if (state < 2 || !rtm_waitwork_own(w, state))
+			continue;	/* taken meanwhile */
+		st = rtm_ld64(&w->ts);
+		tid = st < start ? -1 : rtm_handoff_target(c, b, w->pid, w->tgid,
+							     w->comm, &dl);
+		if (tid < 0) {
+			rtm_st32_rel(&w->state, state);	/* not ours: back */
+			continue;
+		}
+		pid = w->pid;
+		tgid = w->tgid;
+		comm[0] = w->comm[0];
+		comm[1] = w->comm[1];
+		cookie = rtm_ld64(&w->cookie);
+		end = w->end_ts;
+		wcpu = w->cpu < c->p.ncpus ? w->cpu : cpu;
+		rtm_waitwork_free(c, w);
+		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
+		br->pid = pid;
+		br->tgid = tgid;
+		br->comm[0] = comm[0];
+		br->comm[1] = comm[1];
+		/* the hops stay in time order along the path */
+		last = ch->hops[br->hop].ts;
+		if (st < last)
+			st = last;
+		/* the hops where the task took the item up (its cpu) */
+		rtm_hop_add(c, wcpu, b, RTM_HOP_HANDOFF, RTM_CTX_TASK, pid,
+			    br->comm, st);
+		rtm_count(c, cpu, RTM_C_WORK_HANDOFF);
+		if (state == 2) {
+			rtm_work_begin_branch(c, wcpu, b, st, tgid, cookie);
+			return true;
+		}
+		/* it ended before its pass did: complete it now, at its end */
+		br->cookie = cookie;
+		br->flags |= RTM_BF_COOKIE;
+		rtm_hop_add(c, wcpu, b, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, pid,
+			    br->comm, st);
+		if (end < st)
+			end = st;
+		rtm_hop_add(c, wcpu, b, RTM_HOP_WORK_END, RTM_CTX_TASK, pid,
+			    br->comm, end);
+		rtm_complete_free(c, cpu, b, end, tid, dl, pid, tgid, br->comm);
+		return true;
+	}
+	return false;
+}
+
+/* Item (tgid, cookie) ends at ts: if still waiting, it waits ended. */
+void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts)
+{
+	struct rtm_waitwork *w;
+	u32 i;
+
+	for (i = 0; i < RTM_NWAITWORK; i++) {
+		w = &c->waitwork[i];
+		if (rtm_ld32(&w->state) != 2 || rtm_ld64(&w->cookie) != cookie ||
+		    !rtm_waitwork_own(w, 2))
+			continue;
+		if (w->tgid != tgid || rtm_ld64(&w->cookie) != cookie) {
+			rtm_st32_rel(&w->state, 2);
+			continue;
+		}
+		w->end_ts = ts;
+		rtm_st32_rel(&w->state, 3);
+		return;
+	}
+}
+
+/* Tick: items waiting past max_age (all: every item) had no chain. */
+void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all)
+{
+	struct rtm_waitwork *w;
+	u32 i, state;
+	u64 ts;
+
+	if (!rtm_ld32(&c->waitwork_used))
+		return;
+	for (i = 0; i < RTM_NWAITWORK; i++) {
+		w = &c->waitwork[i];
+		state = rtm_ld32(&w->state);
+		if (state < 2)
+			continue;
+		ts = rtm_ld64(&w->ts);
+		if (!all && (now < ts || now - ts <= c->p.max_age_ns))
+			continue;
+		if (!rtm_waitwork_own(w, state))
+			continue;
+		rtm_waitwork_free(c, w);
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
+	}
 }

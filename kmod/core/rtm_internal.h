@@ -227,6 +227,22 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 
 /* parked IRQ-thread branches awaiting a work_begin (rtm_handoff.c) */
 #define RTM_NHANDOFF		16
+/* work begun with no chain, awaiting an IRQ thread's pass (rtm_handoff.c) */
+#define RTM_NWAITWORK		16
+
+/*
+ * state: 0 free, 1 owned (being written or taken), 2 begun (waiting),
+ * 3 ended (work_end came first: end_ts set, still waiting for its pass)
+ */
+struct rtm_waitwork {
+	rtm_a32 state;
+	u32 pid, tgid;		/* read once owned */
+	u32 cpu, pad;		/* where the work began */
+	rtm_a64 cookie;		/* peeked while begun or ended */
+	rtm_a64 ts;		/* work_begin, likewise */
+	u64 end_ts;		/* work_end, read once owned */
+	u64 comm[2];
+};
 
 /*
  * chain xflags: those that become record flags have the record flag's own
@@ -344,6 +360,8 @@ struct rtm_core {
 					 * nothing traced (rtm_handoff.c) */
 	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact
 					 * once events stop (a hint meanwhile) */
+	struct rtm_waitwork waitwork[RTM_NWAITWORK];
+	rtm_a32 waitwork_used;		/* like handoff_used */
 };
 
 static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
@@ -429,6 +447,13 @@ bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b);
 void rtm_handoff_tick(struct rtm_core *c, u32 cpu);
 u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		     const char *comm);
+bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
+		      u64 cookie, const char *comm);
+bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
+void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
+void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);
+void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
+			   u32 tgid, u64 cookie);
 void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       int target, u64 deadline, u32 pid, u32 tgid,
 		       const u64 *comm);

@@ -130,6 +130,7 @@ static void rtm_tick(struct rtm_core *c, u32 cpu, u64 now, bool expire_all)
 			rtm_tick_slot(c, cpu, &pc->si_pend[i]);
 	}
 	rtm_handoff_tick(c, cpu);
+	rtm_waitwork_tick(c, cpu, now, expire_all);
 	rtm_tick_htab(c, cpu, &c->tasks);
 	rtm_tick_htab(c, cpu, &c->cookies);
 }

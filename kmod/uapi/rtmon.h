@@ -152,8 +152,10 @@ struct rtmon_counters {
 	__u64 work_untraced;
 	/*
 	 * ... of which an IRQ thread's pass was taken up (followed): the
-	 * thread handed the task that work with no traced wakeup
-	 * (kmod/core/rtm_handoff.c); work_untraced counts the others
+	 * thread handed the task that work with no traced wakeup, and a
+	 * work_end target names that IRQ by number (kmod/core/rtm_handoff.c);
+	 * work_untraced counts the others (an item that waited for its IRQ
+	 * thread's pass in vain is counted when it ages out, max_age_ms)
 	 */
 	__u64 work_handoff;
 	__u64 reserved[2];

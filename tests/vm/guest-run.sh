@@ -32,7 +32,9 @@ while IFS=' ' read -r name timeout script; do
 	[ -n "$name" ] || continue
 	echo "rtmon-vm: begin $name" >/dev/kmsg
 	start=$(date +%s.%N)
-	(cd /tmp && exec timeout -k 5 "$timeout" bash "$script") \
+	# -e from the first line: a script that fails before it sources
+	# lib.sh (which sets -e) must not run on and pass
+	(cd /tmp && exec timeout -k 5 "$timeout" bash -e "$script") \
 		>"$share/$name.log" 2>&1 </dev/null
 	rc=$?
 	end=$(date +%s.%N)

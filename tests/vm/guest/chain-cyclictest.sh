@@ -7,6 +7,8 @@
 # SCHED_FIFO 80 (no slack), SCHED_OTHER (50 us default slack) and
 # SCHED_OTHER with 1 ms of slack (prctl PR_SET_TIMERSLACK, inherited).
 # timeout: 240
+. "$RTMON_TOP/tests/vm/guest/lib.sh"
+
 interval_us=5000	# long enough that emulated latencies rarely overrun it
 rtmon_load
 $RTMONCTL targets add --name cyclictest --comm cyclictest --timer --end switch_in --deadline 10ms
@@ -121,6 +123,42 @@ run_case fifo80 1000 "" -p 80
 run_case other 300 ""
 run_case other-slack1ms 300 1000000
 cat /proc/rtmon/status | sed -n '1,/^counters/p'
+
+# The start is the expiry the sleeper asked for, to the nanosecond, not
+# that plus its slack (cyclictest sets its own slack to none): a SCHED_OTHER
+# python3 with 1 ms of slack sleeps to absolute CLOCK_MONOTONIC times on a
+# 5 ms grid (clock_nanosleep TIMER_ABSTIME); each record must start at one.
+$RTMONCTL targets add --name sleeper --comm python3 --timer --end switch_in --deadline 10ms >/dev/null
+$RTMONCTL records --json -t 3 >$T/sleeper.json &
+reader=$!
+python3 - $T/asked <<'PY'
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+class ts(ctypes.Structure):
+    _fields_ = [("s", ctypes.c_long), ("ns", ctypes.c_long)]
+open("/proc/self/timerslack_ns", "w").write("1000000")
+base = (time.monotonic_ns() // 5000000 + 2) * 5000000
+asked = []
+for k in range(50):
+    t = base + k * 5000000
+    if libc.clock_nanosleep(1, 1, ctypes.byref(ts(t // 10**9, t % 10**9)), None):
+        sys.exit("clock_nanosleep failed")
+    asked.append(t)
+open(sys.argv[1], "w").write(" ".join(map(str, asked)))
+PY
+wait $reader || fail "the record reader failed"
+python3 - <<'PY' || fail "timer chains do not start at the asked expiry"
+import json, os
+T = os.environ["T"]
+asked = set(map(int, open(T + "/asked").read().split()))
+starts = [json.loads(l)["start_ns"] for l in open(T + "/sleeper.json")
+          if json.loads(l)["comm"] == "python3"]
+on = [s for s in starts if s in asked]
+off = sorted(min(abs(s - a) for a in asked) for s in starts if s not in asked)
+print(f"python3 with 1 ms slack: {len(starts)} records, {len(on)} start at an asked expiry; "
+      f"others off by {off[:5]} ns")
+assert len(on) >= 45, f"only {len(on)} of 50 sleeps start where asked"
+PY
 misses=$(status_count "  chains started" misses)
 # no chain or record lost (hops that did not fit a chain are not a loss of it)
 drops=$(awk '/^  drops/ { s = 0; for (i = 2; i < NF; i += 2) if ($i != "hops") s += $(i + 1); print s }' /proc/rtmon/status)

@@ -1,15 +1,28 @@
 # STOP with a chain open, START again: the open chain ends at the stop,
 # silently (chains expired), and nothing is reported for it after the
 # start: no overdue (timeout) record with the stopped time in its age.
-# The chain: a timer wakes a 'sleep' process that is to mark work_end,
-# which it never does, within a 2 s deadline; tracking stops right after.
+# The chain: a timer wakes a python3 process that begins a work item
+# (RTMON_IOC_WORK_BEGIN) and sleeps without ending it, within a 2 s
+# deadline; tracking stops while the item is open.
 # timeout: 90
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
 rtmon_load
-$RTMONCTL targets add --name sleeper --comm sleep --timer --end work_end --deadline 2s
+$RTMONCTL targets add --name sleeper --comm python3 --timer --end work_end --deadline 2s
 $RTMONCTL start
-sleep 0.05
+python3 - "$T/began" <<'PY' &
+import fcntl, os, struct, sys, time
+fd = os.open("/dev/rtmon", os.O_RDONLY)
+time.sleep(0.05)		# the timer's chain
+WORK_BEGIN = (1 << 30) | (8 << 16) | (0xb7 << 8) | 0x10
+fcntl.ioctl(fd, WORK_BEGIN, struct.pack("Q", 7))
+open(sys.argv[1], "w").write("1")
+time.sleep(8)			# item 7 stays open
+PY
+app=$!
+trap '[ -n "$app" ] && kill $app 2>/dev/null; rtmon_cleanup' EXIT
+for ((i = 0; i < 100; i++)); do [ -e $T/began ] && break; sleep 0.05; done
+[ -e $T/began ] || fail "the work item did not begin"
 $RTMONCTL stop
 grep '^  chains started' /proc/rtmon/status | sed 's/^/# at stop:/'
 started=$(status_count "  chains started" started)
@@ -26,5 +39,8 @@ overdue=$(status_count "  chains started" overdue)
 if grep -q '"timeout"' $T/records.json; then
 	fail "timeout record after the start: $(grep '"timeout"' $T/records.json | head -n 1)"
 fi
-note "$started chain(s) open at the stop, $expired ended there; none reported after the start"
+kill $app 2>/dev/null
+wait $app 2>/dev/null || true
+app=
+note "$started chain(s) started, $expired ended at the stop; none reported after the start"
 echo "stop-start: ok"
