@@ -31,7 +31,12 @@ static struct rtm_core *rtmon_core_mem;	/* the core, running or not */
 static struct rtm_params rtmon_params;
 static size_t rtmon_core_size;
 static struct timer_list rtmon_tick_timer;
-static struct irq_work rtmon_wake_work;
+/*
+ * One per cpu: on PREEMPT_RT an irq_work runs in irq_work/N of the cpu
+ * that queued it, and a pending one cannot be queued again; a single one
+ * would hold every cpu's wakeups behind a busy real-time task there.
+ */
+static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
 static bool rtmon_running;
 static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 
@@ -105,7 +110,7 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 /* After the record is in its ring: wake the reader (irq_work: any context). */
 static void rtmon_on_published(void *arg, u32 cpu)
 {
-	irq_work_queue(&rtmon_wake_work);
+	irq_work_queue(this_cpu_ptr(&rtmon_wake_work));
 }
 
 static void rtmon_tick(struct timer_list *t)
@@ -389,6 +394,8 @@ bool rtmon_records_pending(void)
 
 int rtmon_tracker_init(struct rtm_params *p)
 {
+	int cpu;
+
 	rtmon_params = *p;
 	rtmon_core_size = rtm_core_memsize(p);
 	if (!rtmon_core_size)
@@ -411,7 +418,9 @@ int rtmon_tracker_init(struct rtm_params *p)
 	}
 	rtm_core_set_hook(rtmon_core_mem, rtmon_on_record, NULL);
 	rtm_core_set_notify(rtmon_core_mem, rtmon_on_published);
-	init_irq_work(&rtmon_wake_work, rtmon_wake_readers);
+	for_each_possible_cpu(cpu)
+		init_irq_work(per_cpu_ptr(&rtmon_wake_work, cpu),
+			      rtmon_wake_readers);
 	timer_setup(&rtmon_tick_timer, rtmon_tick, 0);
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
 		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
@@ -422,11 +431,14 @@ int rtmon_tracker_init(struct rtm_params *p)
 /* After the probes are gone: nothing can reach the core any more. */
 void rtmon_tracker_exit(void)
 {
+	int cpu;
+
 	mutex_lock(&rtmon_ctl_lock);
 	rtmon_tracker_stop();
 	mutex_unlock(&rtmon_ctl_lock);
 	rtmon_timer_shutdown_sync(&rtmon_tick_timer);
-	irq_work_sync(&rtmon_wake_work);
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&rtmon_wake_work, cpu));
 	vfree(rtmon_core_mem);
 	rtmon_core_mem = NULL;
 	free_percpu(rtmon_stats);
