@@ -7,7 +7,7 @@
  *   rtmonctl targets del ID
  *   rtmonctl targets list [--json]
  *   rtmonctl start | stop
- *   rtmonctl records [--json] [-n COUNT] [-t SECONDS]
+ *   rtmonctl records [--json] [-n COUNT] [-t SECONDS] [-s|--stamp] [-m|--misses]
  *   rtmonctl hist TARGET [--dir DIR] [--json]      (rtmond's histograms)
  *   rtmonctl misses [--dir DIR] [-n COUNT] [--json] (rtmond's misses)
  *   rtmonctl show SEQ [--dir DIR] [--json]          (one miss, per-hop table)
@@ -439,7 +439,7 @@ static int cmd_records(int argc, char **argv, int json)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:t:sm", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			count = strtol(optarg, &end, 10);
@@ -786,7 +786,7 @@ static const char help[] =
 	"  targets del ID             stop following a target\n"
 	"  targets list               the targets\n"
 	"  start | stop               start or stop tracking\n"
-	"  records [-n N] [-t SEC] [--stamp] [--misses]\n"
+	"  records [-n N] [-t SEC] [-s|--stamp] [-m|--misses]\n"
 	"                             print chain records as they come (until N, or SEC\n"
 	"                             idle); --stamp adds the time each was read,\n"
 	"                             --misses shows deadline misses and timeouts only\n"
