@@ -139,8 +139,9 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 			   c->chains_overdue, c->deadline_misses);
 		seq_printf(m, "  branches opened %llu pruned %llu\n",
 			   c->branches_opened, c->branches_pruned);
-		seq_printf(m, "  records emitted %llu read %llu\n",
-			   c->records_emitted, c->records_read);
+		seq_printf(m, "  records emitted %llu read %llu skipped %llu\n",
+			   c->records_emitted, c->records_read,
+			   c->records_skipped);
 		seq_printf(m, "  drops ring_full %llu no_chain %llu no_branch %llu task_table %llu cookie_table %llu hops %llu\n",
 			   c->drop_ring_full, c->drop_no_chain,
 			   c->drop_no_branch, c->drop_task_table,
@@ -166,7 +167,13 @@ int rtmon_status_init(void)
 	rtmon_proc_dir = proc_mkdir("rtmon", NULL);
 	if (!rtmon_proc_dir)
 		return -ENOMEM;
-	if (!proc_create_single("status", 0444, rtmon_proc_dir,
+	/*
+	 * 0440 root: it names the targets' tasks and their latencies, which
+	 * only /dev/rtmon's users (root, group rtmon) may see. The module
+	 * cannot know that group's id; the udev rule that gives /dev/rtmon
+	 * its group gives it to this file too (chgrp works on procfs).
+	 */
+	if (!proc_create_single("status", 0440, rtmon_proc_dir,
 				rtmon_status_show)) {
 		proc_remove(rtmon_proc_dir);
 		return -ENOMEM;

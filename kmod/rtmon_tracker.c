@@ -43,8 +43,6 @@ static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 /* User-visible target definitions (control path, under rtmon_ctl_lock). */
 static struct rtmon_target rtmon_targets[RTM_MAX_TARGETS];
 static unsigned long rtmon_target_used[BITS_TO_LONGS(RTM_MAX_TARGETS)];
-/* Read on the hot path (record hook): misses-only flag per target id. */
-static unsigned long rtmon_target_missonly[BITS_TO_LONGS(RTM_MAX_TARGETS)];
 
 struct rtmon_cpu_stats {
 	struct rtmon_tgt_stats t[RTM_MAX_TARGETS];
@@ -69,8 +67,9 @@ static unsigned int rtmon_hist_bucket(u64 ns)
 /*
  * Called by the core for every record it emits, on the emitting cpu, in
  * probe context (possibly inside sched_switch with the runqueue locked):
- * count it, trace it. Returns whether the record goes to the ring (a
- * misses-only target keeps only misses and timeouts).
+ * count it, trace it. The records of a misses-only target that met their
+ * deadline come here too (seq 0) and go no further: the core keeps them
+ * out of the ring and out of the numbering (RTM_TGT_MISSES_ONLY).
  */
 static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 {
@@ -99,11 +98,9 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 			}
 		}
 	}
-	trace_rtmon_chain(r);
+	trace_rtmon_chain(r);	/* seq 0: a misses-only target's, not kept */
 	if (miss)
 		trace_rtmon_deadline_miss(r);
-	if (id < RTM_MAX_TARGETS && !miss && test_bit(id, rtmon_target_missonly))
-		return false;
 	return true;
 }
 
@@ -178,6 +175,8 @@ static int rtmon_spec_of(const struct rtmon_target *t,
 	s->tgid = t->tgid;
 	s->end = t->end;
 	s->deadline_ns = t->deadline_ns;
+	if (t->flags & RTMON_TF_MISSES_ONLY)
+		s->flags |= RTM_TGT_MISSES_ONLY;
 	switch (t->src) {
 	case RTMON_SRC_ANY:
 		s->src = RTM_SRC_ANY;
@@ -229,16 +228,13 @@ int rtmon_target_add(struct rtmon_target *t)
 	/*
 	 * Prepare, then publish: the core matches the target from
 	 * rtm_core_set_target() on, and its first records must find fresh
-	 * statistics and the misses-only bit (a reused id keeps the old ones).
+	 * statistics (a reused id keeps the old ones). The core publishes
+	 * the misses-only bit with the target.
 	 */
 	for_each_possible_cpu(cpu)
 		memset(&per_cpu_ptr(rtmon_stats, cpu)->t[id], 0,
 		       sizeof(struct rtmon_tgt_stats));
-	if (t->flags & RTMON_TF_MISSES_ONLY)
-		set_bit(id, rtmon_target_missonly);
-	else
-		clear_bit(id, rtmon_target_missonly);
-	smp_mb__after_atomic();	/* both seen before the target */
+	smp_wmb();	/* zeroed before the target is seen */
 	ret = rtm_core_set_target(rtmon_core_mem, id, &spec);
 	if (ret)
 		return ret;
@@ -255,7 +251,6 @@ int rtmon_target_del(u32 id)
 		return -ENOENT;
 	rtm_core_clear_target(rtmon_core_mem, id);
 	clear_bit(id, rtmon_target_used);
-	clear_bit(id, rtmon_target_missonly);
 	return 0;
 }
 
@@ -307,6 +302,7 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->branches_pruned = s.branches_pruned;
 	o->records_emitted = s.records_emitted;
 	o->records_read = s.records_read;
+	o->records_skipped = s.records_skipped;
 	o->drop_ring_full = s.drop_ring_full;
 	o->drop_no_chain = s.drop_no_chain;
 	o->drop_no_branch = s.drop_no_branch;

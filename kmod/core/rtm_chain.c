@@ -382,6 +382,33 @@ static rtm_noinline void rtm_emit_dropped(struct rtm_core *c, u32 cpu,
 }
 
 /*
+ * A misses-only target's record that met its deadline: not numbered, not
+ * written to the ring; only the hook sees it (statistics, tracepoints),
+ * with seq 0, built in the cpu's overflow scratch as a dropped record is
+ * (busy: an emitter nested over another one, hook_skipped). Its unused
+ * hops are not zeroed: the hook reads nhops of them, as in a ring slot.
+ */
+static rtm_noinline void rtm_emit_skipped(struct rtm_core *c, u32 cpu,
+				u32 ci, u32 tip_hop, u64 end,
+				u32 target, u64 deadline, u32 pid, u32 tgid,
+				const u64 *comm, u64 cookie, u32 flags)
+{
+	struct rtm_ovf *o = &c->ovf[cpu];
+
+	rtm_count(c, cpu, RTM_C_SKIPPED);
+	if (!c->hook)
+		return;
+	if (rtm_xchg32(&o->busy, 1)) {
+		rtm_count(c, cpu, RTM_C_HOOK_SKIPPED);
+		return;
+	}
+	rtm_fill_rec(c, cpu, false, &o->rec, 0, ci, tip_hop, end, target,
+		     deadline, pid, tgid, comm, cookie, flags);
+	c->hook(c->hook_arg, cpu, &o->rec);	/* whatever it says */
+	rtm_st32_rel(&o->busy, 0);
+}
+
+/*
  * Emit a record for chain ci whose completing path ends at tip_hop.
  * The caller holds a reference on the chain.
  */
@@ -393,6 +420,13 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	struct rtm_record *rec;
 	u64 seq, pos;
 
+	if (rtm_unlikely(target < RTM_MAX_TARGETS &&
+			 (rtm_ld32(&c->tg.misses_only) >> target & 1) &&
+			 !(flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)))) {
+		rtm_emit_skipped(c, cpu, ci, tip_hop, end, target, deadline,
+				 pid, tgid, comm, cookie, flags);
+		return;
+	}
 	/* handed out per emitted record, dropped or not: gaps = losses */
 	seq = rtm_add64(&c->seq, 1);	/* == records emitted so far */
 	rec = rtm_ring_reserve(&c->rings[cpu], &pos);

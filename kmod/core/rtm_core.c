@@ -231,6 +231,7 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->records_emitted = rtm_ld64(&c->seq);	/* last sequence number */
 	/* every emitted record is written, filtered or counted as a ring drop */
 	o->records_filtered = v[RTM_C_FILTERED];
+	o->records_skipped = v[RTM_C_SKIPPED];
 	o->records_written = o->records_emitted - v[RTM_C_DROP_RING] -
 			     v[RTM_C_FILTERED];
 	o->records_read = v[RTM_C_READ];

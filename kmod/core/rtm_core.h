@@ -73,9 +73,15 @@ struct rtm_target_spec {
 	__u32 src;		/* RTM_SRC_* */
 	__u32 irq;		/* for RTM_SRC_IRQ */
 	__u32 end;		/* RTM_END_* */
-	__u32 reserved;
+	__u32 flags;		/* RTM_TGT_* */
 	__u64 deadline_ns;	/* 0: no deadline */
 };
+/*
+ * Only the target's misses and TIMEOUT reports are numbered and written;
+ * its other records are built for the hook (seq 0) and counted as
+ * records_skipped. Readers' sequence gaps stay losses.
+ */
+#define RTM_TGT_MISSES_ONLY	0x1
 
 /* Counters (summed over cpus). See README.md for the invariants. */
 struct rtm_stats {
@@ -94,6 +100,8 @@ struct rtm_stats {
 	__u64 records_emitted;	/* sequence numbers handed out */
 	__u64 records_written;	/* stored into a ring */
 	__u64 records_filtered;	/* rejected by the record hook */
+	__u64 records_skipped;	/* not numbered: a misses-only target's
+				 * record that met its deadline */
 	__u64 records_read;
 	__u64 drop_ring_full;
 	__u64 drop_no_chain;
@@ -237,8 +245,10 @@ void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
  * passed to the hook, then dropped whatever the hook returns (it keeps its
  * seq, so readers see the gap). If that cpu's scratch is in use by an
  * emitter the call nests over (or by a tick on another cpu emitting for
- * it), the hook is skipped for the record (hook_skipped). So with a hook:
- * hook calls + hook_skipped == records_emitted.
+ * it), the hook is skipped for the record (hook_skipped). A misses-only
+ * target's record that met its deadline (records_skipped) is built there
+ * too, with seq 0, and never written. So with a hook: hook calls +
+ * hook_skipped == records_emitted + records_skipped.
  */
 typedef _Bool (*rtm_record_hook_t)(void *arg, __u32 cpu,
 				   const struct rtm_record *rec);

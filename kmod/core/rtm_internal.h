@@ -171,6 +171,7 @@ struct rtm_tgt {
 	u32 has_task;
 	u32 has_comm;
 	u32 kinds;		/* bit RTM_KIND_*: chain kinds accepted */
+	u32 flags;		/* RTM_TGT_* */
 };
 
 struct rtm_tset {
@@ -186,7 +187,8 @@ struct rtm_tset {
 
 struct rtm_targets {
 	rtm_a32 seq;
-	u32 pad;
+	rtm_a32 misses_only;		/* bit per RTM_TGT_MISSES_ONLY target,
+					 * one word for the emit path */
 	struct rtm_tset master;		/* writer's copy */
 	struct rtm_tset copy[2];
 	rtm_a64 bloom_broad;		/* comm filter of the task targets of
@@ -311,7 +313,7 @@ enum rtm_cnt {
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
-	RTM_C_WORK_HANDOFF,
+	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED,
 	RTM_C_NR
 };
 

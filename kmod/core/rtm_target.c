@@ -16,6 +16,7 @@ void rtm_targets_init(struct rtm_core *c)
 	memcpy(&c->tg.copy[0], &c->tg.master, sizeof(c->tg.master));
 	memcpy(&c->tg.copy[1], &c->tg.master, sizeof(c->tg.master));
 	rtm_st32(&c->tg.seq, 0);
+	rtm_st32(&c->tg.misses_only, 0);
 }
 
 static void rtm_targets_publish(struct rtm_core *c)
@@ -23,7 +24,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
 	u64 broad = 0;
-	u32 i;
+	u32 i, misses_only = 0;
 
 	m->active = 0;
 	m->irqonly = 0;
@@ -37,6 +38,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 		if (!t->has_task && !t->src)
 			continue;	/* unused slot (all zero) */
 		m->active |= 1u << i;
+		if (t->flags & RTM_TGT_MISSES_ONLY)
+			misses_only |= 1u << i;
 		if (t->has_task) {
 			m->end_mask[t->end] |= 1u << i;
 			if (t->comm[0] | t->comm[1])
@@ -57,6 +60,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
 	}
 	rtm_st64(&c->tg.bloom_broad, broad);
+	/* before the copies: a record of a new target finds its bit */
+	rtm_st32(&c->tg.misses_only, misses_only);
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[1] */
 	memcpy(&c->tg.copy[0], m, sizeof(*m));
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[0] */
@@ -70,7 +75,7 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	bool has_task;
 
 	if (id >= RTM_MAX_TARGETS || !s || s->src > RTM_SRC_IRQ_ANY ||
-	    s->end >= RTM_END_NR)
+	    s->end >= RTM_END_NR || (s->flags & ~RTM_TGT_MISSES_ONLY))
 		return -22;
 	if (s->src == RTM_SRC_IRQ && s->irq >= RTM_MAX_IRQ)
 		return -22;
@@ -86,6 +91,7 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	t->irq = s->src == RTM_SRC_IRQ ? s->irq : 0;
 	t->deadline = s->deadline_ns;
 	t->end = s->end;
+	t->flags = s->flags;
 	t->has_task = has_task;
 	t->has_comm = (t->comm[0] | t->comm[1]) != 0;
 	t->kinds = t->src == RTM_SRC_TIMER ? 1u << RTM_KIND_TIMER :

@@ -158,7 +158,13 @@ struct rtmon_counters {
 	 * thread's pass in vain is counted when it ages out, max_age_ms)
 	 */
 	__u64 work_handoff;
-	__u64 reserved[2];
+	/*
+	 * Records of misses-only targets that met their deadline: counted in
+	 * the statistics, never emitted, no sequence number (so a gap in the
+	 * sequence is always a loss). Zero from older modules (reserved there).
+	 */
+	__u64 records_skipped;
+	__u64 reserved[1];
 };
 
 #define RTMON_IOC_MAGIC		0xb7

@@ -324,7 +324,7 @@ static int cmd_targets(int argc, char **argv, int json)
 
 static json_t *counters_json(const struct rtmon_counters *c)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"chains_started", (json_int_t)c->chains_started,
 		"chains_completed", (json_int_t)c->chains_completed,
 		"chains_abandoned", (json_int_t)c->chains_abandoned,
@@ -335,6 +335,7 @@ static json_t *counters_json(const struct rtmon_counters *c)
 		"branches_pruned", (json_int_t)c->branches_pruned,
 		"records_emitted", (json_int_t)c->records_emitted,
 		"records_read", (json_int_t)c->records_read,
+		"records_skipped", (json_int_t)c->records_skipped,
 		"drops",
 		"ring_full", (json_int_t)c->drop_ring_full,
 		"no_chain", (json_int_t)c->drop_no_chain,
@@ -377,8 +378,9 @@ static int cmd_status(int json)
 	       " abandoned, %llu expired, %llu overdue, %llu misses\n",
 	       c.chains_started, c.chains_completed, c.chains_abandoned,
 	       c.chains_expired, c.chains_overdue, c.deadline_misses);
-	printf("records: %llu emitted, %llu read\n",
-	       c.records_emitted, c.records_read);
+	printf("records: %llu emitted, %llu read, %llu skipped (misses-only"
+	       " targets' met deadlines)\n",
+	       c.records_emitted, c.records_read, c.records_skipped);
 	printf("drops: ring full %llu, no chain %llu, no branch %llu"
 	       ", task table %llu, cookie table %llu, hops %llu\n",
 	       c.drop_ring_full, c.drop_no_chain, c.drop_no_branch,

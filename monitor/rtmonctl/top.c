@@ -10,7 +10,7 @@
  * overdue (timeouts), deadline and when the last miss was seen.
  *
  * Sources, none of which consumes the record stream (that is rtmond's):
- *  - /proc/rtmon/status (readable by anyone; --status FILE reads a saved
+ *  - /proc/rtmon/status (root and group rtmon; --status FILE reads a saved
  *    copy): targets, their counts, min/avg/max (whole us) and power-of-two
  *    histogram, the counters, ring sizes;
  *  - rtmond's DIR/stats.json when there (as 'rtmonctl hist'): p99 from
@@ -347,16 +347,12 @@ static void add_rates(struct top_frame *f, const struct top_frame *prev)
 
 /* ---- output ---- */
 
-/* records waiting in the rings: emitted - read - dropped (misses-only
- * targets' filtered records count as waiting: an upper bound then) */
-static uint64_t ring_waiting(const struct top_frame *f, int *upper)
+/* records waiting in the rings: emitted - read - dropped (a misses-only
+ * target's records that met their deadline are not emitted) */
+static uint64_t ring_waiting(const struct top_frame *f)
 {
 	uint64_t gone = f->read + f->drop[0];
-	unsigned int i;
 
-	*upper = 0;
-	for (i = 0; i < f->ntargets; i++)
-		*upper |= f->t[i].misses_only;
 	return f->emitted > gone ? f->emitted - gone : 0;
 }
 
@@ -385,15 +381,14 @@ static void frame_json(const struct top_frame *f)
 	json_t *tg = json_array(), *drops = json_object();
 	uint64_t cap = (uint64_t)f->ring_slots * f->ncpus, waiting;
 	unsigned int i;
-	int upper;
 
 	for (i = 0; i < TOP_NDROPS; i++)
 		json_object_set_new(drops, drop_names[i], json_integer((json_int_t)f->drop[i]));
 	for (i = 0; i < f->ntargets; i++)
 		json_array_append_new(tg, target_json(f, &f->t[i]));
-	waiting = ring_waiting(f, &upper);
+	waiting = ring_waiting(f);
 	json_out(json_pack("{s:I, s:{s:s, s:s, s:s, s:i, s:i}, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o},"
-			   " s:{s:I, s:I, s:f, s:b}, s:{s:s, s:b}, s:o}",
+			   " s:{s:I, s:I, s:f}, s:{s:s, s:b}, s:o}",
 		"time_ns", (json_int_t)f->now_ns,
 		"module", "version", f->version, "kernel", f->kernel, "state", f->state,
 		"ncpus", (int)f->ncpus, "ring_slots", (int)f->ring_slots,
@@ -406,7 +401,7 @@ static void frame_json(const struct top_frame *f)
 		"records_emitted", (json_int_t)f->emitted, "records_read", (json_int_t)f->read,
 		"drops", drops,
 		"ring", "waiting", (json_int_t)waiting, "capacity", (json_int_t)cap,
-		"fill", cap ? (double)waiting / cap : 0.0, "upper_bound", upper,
+		"fill", cap ? (double)waiting / cap : 0.0,
 		"rtmond", "dir", rtmond_dir, "stats", f->rtmond_stats,
 		"targets", tg));
 }
@@ -446,18 +441,18 @@ static void frame_header(const struct top_frame *f, double interval)
 	uint64_t cap = (uint64_t)f->ring_slots * f->ncpus, waiting;
 	char clock[16];
 	time_t now = time(NULL);
-	int upper, i;
+	int i;
 
 	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&now));
-	waiting = ring_waiting(f, &upper);
+	waiting = ring_waiting(f);
 	printf("rtmon %s on %s, %s, %u cpus - %s, every %.1f s%s\n", f->version, f->kernel,
 	       f->state, f->ncpus, clock, interval,
 	       f->rtmond_stats ? "" : " (no rtmond stats: p99 from the module's 2^n buckets)");
 	printf("chains: %" PRIu64 " started, %" PRIu64 " completed, %" PRIu64 " misses, %"
 	       PRIu64 " overdue, %" PRIu64 " abandoned, %" PRIu64 " expired\n", f->started,
 	       f->completed, f->misses, f->overdue, f->abandoned, f->expired);
-	printf("records: %" PRIu64 " emitted, %" PRIu64 " read; ring %s%" PRIu64 "/%" PRIu64
-	       " waiting (%.1f%%)\n", f->emitted, f->read, upper ? "<=" : "", waiting, cap,
+	printf("records: %" PRIu64 " emitted, %" PRIu64 " read; ring %" PRIu64 "/%" PRIu64
+	       " waiting (%.1f%%)\n", f->emitted, f->read, waiting, cap,
 	       cap ? 100.0 * waiting / cap : 0.0);
 	printf("drops:");
 	for (i = 0; i < TOP_NDROPS; i++)

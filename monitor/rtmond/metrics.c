@@ -153,6 +153,7 @@ char *rtmond_metrics_text(size_t *len)
 		counter(&b, "rtmon_deadline_misses_total", "Chains completed past their deadline.", c.deadline_misses);
 		counter(&b, "rtmon_records_emitted_total", "Records the module emitted.", c.records_emitted);
 		counter(&b, "rtmon_records_read_total", "Records read from the module.", c.records_read);
+		counter(&b, "rtmon_records_skipped_total", "Records of misses-only targets that met their deadline (not emitted).", c.records_skipped);
 		bput(&b, "# HELP rtmon_drops_total Events or records the module dropped, by cause.\n"
 			 "# TYPE rtmon_drops_total counter\n");
 		bput(&b, "rtmon_drops_total{cause=\"ring_full\"} %llu\n", c.drop_ring_full);

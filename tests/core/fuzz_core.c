@@ -64,6 +64,8 @@ static void set_target(struct rtm_core *c, unsigned int b1, unsigned int b2)
 	t.irq = b2 & 7;
 	t.end = (b2 >> 4) % 3;
 	t.deadline_ns = (b2 & 0x80) ? 0 : 50 + (b2 & 0x7f) * 10;
+	if ((b1 & 3) == 3)	/* a quarter of them misses-only */
+		t.flags = RTM_TGT_MISSES_ONLY;
 	/* may be rejected (-22): that is part of the test */
 	if (rtm_core_set_target(c, (b1 >> 4) & 3, &t) && (b2 & 0x08))
 		rtm_core_clear_target(c, (b1 >> 4) & 3);
@@ -71,13 +73,14 @@ static void set_target(struct rtm_core *c, unsigned int b1, unsigned int b2)
 
 static unsigned char seen[1 << 14];
 static unsigned char hook_seen[1 << 14];
-static unsigned long long hook_rejected, hook_calls, hook_ring_full;
+static unsigned long long hook_rejected, hook_calls, hook_ring_full, hook_unnumbered;
 static unsigned int hook_mode;
 
 /*
  * record hook: filter some records (ring slot given back or skipped);
  * it also sees the records dropped on a full ring (RTM_REC_F_RING_FULL),
- * whose return value does not count
+ * whose return value does not count, and, with seq 0, the records of
+ * misses-only targets that met their deadline (never numbered)
  */
 static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
 {
@@ -86,10 +89,17 @@ static _Bool hook(void *arg, __u32 cpu, const struct rtm_record *r)
 	ASSERT(r->nhops <= RTM_REC_MAX_HOPS && r->path_len >= r->nhops);
 	ASSERT(r->latency_ns == (r->end_ns > r->start_ns ?
 				 r->end_ns - r->start_ns : 0));
-	ASSERT(r->seq >= 1 && r->seq < sizeof(hook_seen) * 8);
+	hook_calls++;
+	if (!r->seq) {	/* a misses-only target's met deadline: not kept */
+		ASSERT(!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT |
+				     RTM_REC_F_RING_FULL)));
+		ASSERT(r->target_id < RTM_MAX_TARGETS);
+		hook_unnumbered++;
+		return 0;
+	}
+	ASSERT(r->seq < sizeof(hook_seen) * 8);
 	ASSERT(!(hook_seen[r->seq / 8] & (1u << (r->seq % 8))));
 	hook_seen[r->seq / 8] |= (unsigned char)(1u << (r->seq % 8));
-	hook_calls++;
 	if (r->flags & RTM_REC_F_RING_FULL)
 		hook_ring_full++;
 	if ((r->seq + hook_mode) % 3 == 0) {
@@ -163,7 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ASSERT(c);
 	memset(seen, 0, sizeof(seen));
 	memset(hook_seen, 0, sizeof(hook_seen));
-	hook_rejected = hook_calls = hook_ring_full = 0;
+	hook_rejected = hook_calls = hook_ring_full = hook_unnumbered = 0;
 	if (in.n && (in.p[0] & 1)) {
 		hook_mode = in.p[0] >> 1;
 		rtm_core_set_hook(c, hook, &hook_mode);
@@ -261,13 +271,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	       s.branches_pruned + s.branches_merged + s.branches_stale +
 	       s.branches_dropped);
 	ASSERT(s.branches_completed == s.chains_completed);
-	ASSERT(s.records_emitted == s.chains_completed + s.chains_overdue);
+	ASSERT(s.records_emitted + s.records_skipped ==
+	       s.chains_completed + s.chains_overdue);
 	ASSERT(s.records_written + s.drop_ring_full + s.records_filtered ==
 	       s.records_emitted);
 	ASSERT(s.records_filtered == hook_rejected);
 	/* no nesting here: the hook saw every record, dropped ones included */
 	ASSERT(s.hook_skipped == 0);
-	ASSERT(!c_hooked || (hook_calls == s.records_emitted &&
+	ASSERT(!c_hooked || (hook_calls == s.records_emitted + s.records_skipped &&
+			     hook_unnumbered == s.records_skipped &&
 			     hook_ring_full == s.drop_ring_full));
 	ASSERT(c_hooked || hook_calls == 0);
 	ASSERT(s.records_read == nread && nread == s.records_written);

@@ -528,6 +528,93 @@ static void t_hook(void)
 	end();
 }
 
+/* misses-only: what the hook saw, in order */
+static struct {
+	unsigned int calls, zero_seq, zero_seq_miss;
+} mo;
+
+static _Bool misses_only_hook(void *arg, __u32 cpu, const struct rtm_record *r)
+{
+	(void)arg;
+	(void)cpu;
+	mo.calls++;
+	if (!r->seq) {
+		mo.zero_seq++;
+		if (r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT))
+			mo.zero_seq_miss++;
+	}
+	return 1;
+}
+
+/*
+ * A misses-only target's records that met their deadline take no sequence
+ * number (issue 22, item 3: they looked like losses to readers): the
+ * records read are numbered 1..n without a gap, the met ones are counted
+ * as records_skipped and seen by the hook with seq 0. A target without
+ * the flag, interleaved, keeps all of its records.
+ */
+static void t_misses_only_numbering(void)
+{
+	struct rtm_target_spec t;
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	unsigned long long last = 0;
+	char app[16], oth[16];
+	unsigned int k, n = 0, misses = 0;
+	int i;
+
+	begin("misses_only_numbering");
+	rtm_params_default(&p, 2);
+	c = mk(&p);
+	comm(app, "app");
+	comm(oth, "other");
+	memset(&t, 0, sizeof(t));
+	memcpy(t.comm, app, RTM_COMM_LEN);
+	t.src = RTM_SRC_ANY;
+	t.end = RTM_END_SWITCH_IN;
+	t.deadline_ns = 400;
+	t.flags = 0x80;
+	CHECK(rtm_core_set_target(c, 0, &t) == -22);	/* unknown flag */
+	t.flags = RTM_TGT_MISSES_ONLY;
+	CHECK(rtm_core_set_target(c, 0, &t) == 0);
+	CHECK(target(c, 1, "other", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 400) == 0);
+	rtm_core_set_hook(c, misses_only_hook, NULL);
+	for (i = 0; i < 8; i++) {	/* app: met, missed, met, ... */
+		unsigned long long ts = 10000ull * (i + 1);
+
+		irq_wake(c, 0, ts, 1, 200, "app");
+		rtm_ev_switch(c, 1, ts + (i & 1 ? 500 : 100), 0, 0, 200, 200, app);
+		irq_wake(c, 0, ts + 5000, 2, 300, "other");	/* met, kept */
+		rtm_ev_switch(c, 1, ts + 5100, 0, 0, 300, 300, oth);
+	}
+	for (k = 0; k < 2; k++)
+		while (rtm_core_read(c, k, &r)) {
+			CHECK(r.seq == last + 1);	/* no gap */
+			last = r.seq;
+			n++;
+			if (r.target_id == 0) {
+				CHECK(r.flags & RTM_REC_F_DEADLINE_MISS);
+				misses++;
+			}
+		}
+	CHECK(n == 12 && misses == 4);
+	rtm_core_stats(c, &s);
+	CHECK(s.records_emitted == 12 && s.records_skipped == 4);
+	CHECK(s.records_written == 12 && s.records_filtered == 0);
+	CHECK(s.records_emitted + s.records_skipped ==
+	      s.chains_completed + s.chains_overdue);
+	CHECK(mo.calls == 16 && mo.zero_seq == 4 && mo.zero_seq_miss == 0);
+	/* the flag goes with the target: replaced without it, all are kept */
+	t.flags = 0;
+	CHECK(rtm_core_set_target(c, 0, &t) == 0);
+	irq_wake(c, 0, 200000, 1, 200, "app");
+	rtm_ev_switch(c, 1, 200100, 0, 0, 200, 200, app);
+	CHECK(rtm_core_read(c, 1, &r) && r.seq == 13 && r.target_id == 0);
+	end();
+}
+
 /* hook that counts what it sees, including records dropped on a full ring */
 static struct {
 	unsigned int calls, ring_full, nest, depth, bad;
@@ -753,6 +840,7 @@ int main(void)
 	t_ring_peek();
 	t_expire_all();
 	t_hook();
+	t_misses_only_numbering();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
 	t_soft_timer_slot();

@@ -42,6 +42,7 @@ for p in /sys/module/rtmon/parameters/*; do
 	echo "$(basename "$p")=$(cat "$p")"
 done >"$out/params.txt" 2>&1
 stat -c '%U %G %a %F' /dev/rtmon >"$out/dev-rtmon.txt" 2>&1
+stat -c '%U %G %a' /proc/rtmon/status >"$out/proc-status-mode.txt" 2>&1
 getent group rtmon >"$out/group.txt" 2>&1
 stat -c '%U %G %a %F' /var/lib/rtmon >"$out/var-lib-rtmon.txt" 2>&1
 ls -la /var/lib/rtmon >>"$out/var-lib-rtmon.txt" 2>&1

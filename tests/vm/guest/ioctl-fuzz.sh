@@ -13,6 +13,16 @@ chgrp nogroup /dev/rtmon
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	$RTMONCTL targets add --comm x 2>$T/err && fail "nobody could add a target"
 grep -q CAP_SYS_ADMIN $T/err || fail "unhelpful error for nobody: $(cat $T/err)"
+# /proc/rtmon/status names the targets' tasks: root only, until the udev
+# rule gives it /dev/rtmon's group (here: chgrp, as the rule does)
+[ "$(stat -c '%U %G %a' /proc/rtmon/status)" = "root root 440" ] ||
+	fail "/proc/rtmon/status is $(stat -c '%U %G %a' /proc/rtmon/status), expected root root 440"
+setpriv --reuid=65534 --regid=65534 --clear-groups cat /proc/rtmon/status >/dev/null 2>&1 &&
+	fail "nobody could read /proc/rtmon/status"
+chgrp nogroup /proc/rtmon/status
+setpriv --reuid=65534 --regid=65534 --clear-groups cat /proc/rtmon/status >$T/status-nogroup ||
+	fail "a member of the status file's group could not read it"
+grep -q '^probes:' $T/status-nogroup || fail "status read by the group is incomplete"
 # still works: a target, chains, records
 $RTMONCTL targets list
 for id in $(seq 0 31); do $RTMONCTL targets del $id 2>/dev/null || true; done
