@@ -141,20 +141,25 @@ static void plot_load(json_t *t, struct plot_data *d)
 		fail(0, "%s: the histogram is empty (no chains yet)", d->title);
 }
 
-/* gnuplot string: double quotes, with " and \ escaped */
+/*
+ * A gnuplot string that gnuplot never evaluates: single quotes, inside
+ * which it substitutes no `command` (it does inside double quotes: a file
+ * name with backquotes ran a shell command) and no @macro; a single quote
+ * is doubled; a newline, which single quotes cannot hold, is joined as
+ * 'a' . "\n" . 'b'.
+ */
 static void gp_str(FILE *s, const char *v)
 {
-	fputc('"', s);
+	fputc('\'', s);
 	for (; *v; v++) {
-		if (*v == '\n') {
-			fputs("\\n", s);
-			continue;
-		}
-		if (*v == '"' || *v == '\\')
-			fputc('\\', s);
-		fputc(*v, s);
+		if (*v == '\n')
+			fputs("' . \"\\n\" . '", s);
+		else if (*v == '\'')
+			fputs("''", s);
+		else
+			fputc(*v, s);
 	}
-	fputc('"', s);
+	fputc('\'', s);
 }
 
 static void gp_axes(FILE *s, const struct plot_data *d)

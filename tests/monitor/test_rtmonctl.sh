@@ -57,6 +57,17 @@ PY
 	else
 		fail plot/png "$(cat err.txt) $(head -c 8 d.png 2>&1 | od -c | head -n 1)"
 	fi
+	# names gnuplot must not evaluate: backquotes ran a shell command when
+	# they were written double-quoted (issue 21), a quote, a macro
+	cp "$H" 'h`touch pwned-from`@x.json'
+	rm -f pwned-from pwned-out
+	if "$R" plot dispatch -o "it's \`touch pwned-out\`.svg" --from 'h`touch pwned-from`@x.json' \
+		>out.txt 2>err.txt && [ -s "it's \`touch pwned-out\`.svg" ] &&
+	   [ ! -e pwned-from ] && [ ! -e pwned-out ]; then
+		pass "plot/quoting (backquotes, a quote and @ in the file names: written, nothing run)"
+	else
+		fail plot/quoting "$(cat err.txt) $(ls pwned-* 2>&1)"
+	fi
 	# rtmond's stats.json (--dir), two targets, one without a deadline
 	mkdir -p dir
 	python3 - "$H" dir/stats.json <<'PY'
