@@ -946,6 +946,10 @@ static void ft_ticks(__u64 ts)
 	while (ts >= next_tick) {
 		rtm_ev_tick(core, 0, next_tick);
 		after_event();
+		if (next_tick > UINT64_MAX - opt.tick_ns) {
+			next_tick = UINT64_MAX;	/* the clock's end: no wrap */
+			break;
+		}
 		next_tick += opt.tick_ns;
 	}
 }
@@ -1426,7 +1430,9 @@ int main(int argc, char **argv)
 		ft_flush_exit((__u32)i, false);
 	drain();
 	if (opt.flush) {
-		rtm_ev_tick(core, 0, last_ts + params.max_age_ns + 1);
+		/* past max_age, or the clock's end (no wrap) */
+		rtm_ev_tick(core, 0, last_ts > UINT64_MAX - params.max_age_ns - 1 ?
+			    UINT64_MAX : last_ts + params.max_age_ns + 1);
 		drain();
 		leaks = rtm_core_check_quiescent(core);
 	}

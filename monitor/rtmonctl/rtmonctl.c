@@ -684,8 +684,8 @@ static int cmd_misses(int argc, char **argv, int json)
 			json_out(json_incref(m));
 			continue;
 		}
-		json_array_foreach(flags, k, fl)
-			if (!strcmp(json_string_value(fl), "timeout"))
+		json_array_foreach(flags, k, fl)	/* not a string: not ours */
+			if (json_is_string(fl) && !strcmp(json_string_value(fl), "timeout"))
 				kind = "timeout";
 		if (json_string_length(json_object_get(m, "comm")))
 			snprintf(who, sizeof(who), "%s[%lld]",
@@ -765,7 +765,7 @@ static int cmd_show(int argc, char **argv, int json)
 			(uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))));
 	flags = json_object_get(m, "flags");
 	json_array_foreach(flags, i, fl)
-		printf(" %s", json_string_value(fl));
+		printf(" %s", json_string_value(fl) ?: "?");
 	putchar('\n');
 	printf("  %-3s %-13s %-4s %-8s %-28s %14s\n", "hop", "event", "cpu", "context", "who", "+time");
 	hops = json_object_get(m, "hops");

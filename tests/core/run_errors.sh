@@ -59,6 +59,21 @@ expect ftrace_garbage 1 "f1.trace:3: not an ftrace event line" "$REPLAY" "$T/f1.
 printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: name=x\n' > "$T/f2.trace"
 expect ftrace_field 1 "f2.trace:2: irq_handler_entry without irq=" "$REPLAY" "$T/f2.trace"
 
+# timestamps at the clock's end: the synthesized tick used to wrap and loop
+# forever (issue 21, item 16); it must end, the open chain counted
+printf '  <idle>-0 [000] d.h1. 100.000001: irq_handler_entry: irq=1 name=x\n  <idle>-0 [000] d.h1. 18446744073.709000: irq_handler_entry: irq=1 name=x\n' > "$T/f3.trace"
+timeout 20 "$REPLAY" --target name=w,deadline=1ms "$T/f3.trace" > "$T/f3.out" 2>&1
+rc=$?
+if [ $rc -eq 124 ]; then
+	echo "FAIL: err_ftrace_clock_end: still running after 20 s (the tick wrapped)"
+	fail=1
+elif [ $rc -gt 3 ] || ! grep -q '^records=' "$T/f3.out"; then
+	echo "FAIL: err_ftrace_clock_end: exit $rc: $(tail -n 2 "$T/f3.out")"
+	fail=1
+else
+	echo "PASS: err_ftrace_clock_end (ends, exit $rc: $(tail -n 1 "$T/f3.out"))"
+fi
+
 expect bad_option 2 "unknown option '--frobnicate'" "$REPLAY" --frobnicate
 expect bad_format 2 "bad --format 'xml'" "$REPLAY" --format=xml
 expect bad_target_opt 2 "target needs a task filter" "$REPLAY" --target end=block
