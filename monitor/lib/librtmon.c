@@ -36,12 +36,15 @@ static pthread_once_t rtmon_marker_once = PTHREAD_ONCE_INIT;
 /*
  * Load the tracepoint provider: $RTMON_UST_PROVIDER (a path), else
  * librtmon-ust.so.0 from the library path; RTMON_LTTNG=0 turns it off.
- * Quietly nothing when it (or liblttng-ust) is not installed.
+ * Quietly nothing when it (or liblttng-ust) is not installed. In a setuid
+ * or file-capability program (a real-time application given CAP_SYS_NICE)
+ * both are ignored: secure_getenv(), or its caller would pick the library
+ * the privileged program loads.
  */
 static void rtmon_ust_load(void)
 {
-	const char *off = getenv("RTMON_LTTNG");
-	const char *path = getenv("RTMON_UST_PROVIDER");
+	const char *off = secure_getenv("RTMON_LTTNG");
+	const char *path = secure_getenv("RTMON_UST_PROVIDER");
 
 	if (off && !strcmp(off, "0"))
 		return;

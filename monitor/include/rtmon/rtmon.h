@@ -25,7 +25,8 @@
  *    session does). The provider is librtmon-ust.so.0, loaded on the first
  *    marker (or rtmon_init()) when lttng-ust is installed; set
  *    RTMON_UST_PROVIDER=/path/librtmon-ust.so to load it from elsewhere,
- *    RTMON_LTTNG=0 to never load it. Without it the tracepoints are a
+ *    RTMON_LTTNG=0 to never load it (both ignored in setuid and
+ *    file-capability programs). Without it the tracepoints are a
  *    not-taken branch. Link: pkg-config --libs librtmon (libc only).
  *
  *    Call rtmon_init() at start-up (optional) to do the one-time work
