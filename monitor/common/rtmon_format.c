@@ -10,16 +10,67 @@
 
 #include "rtmon_format.h"
 
-static void rtmon_comm(char *dst, const uint8_t *src)
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
+static size_t rtmon_utf8_len(const uint8_t *s, size_t n)
 {
-	memcpy(dst, src, RTM_COMM_LEN);
-	dst[RTM_COMM_LEN] = 0;
+	uint8_t lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;		/* past U+10FFFF */
+	if (len > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * A task name as text: valid UTF-8 kept, any other byte and control
+ * characters written as \xHH. The kernel cuts names at 15 bytes (in the
+ * middle of a character) and a task may name itself anything: jansson
+ * refuses invalid UTF-8 (the record would be dropped) and a terminal would
+ * act on control characters.
+ */
+void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src)
+{
+	size_t i = 0, o = 0, n;
+
+	while (i < RTM_COMM_LEN && src[i]) {
+		if (src[i] >= 0x20 && src[i] < 0x7f) {
+			dst[o++] = (char)src[i++];
+		} else if ((n = rtmon_utf8_len(src + i, RTM_COMM_LEN - i)) &&
+			   !memchr(src + i, 0, n)) {
+			memcpy(dst + o, src + i, n);
+			o += n;
+			i += n;
+		} else {
+			snprintf(dst + o, 5, "\\x%02x", src[i++]);
+			o += 4;
+		}
+	}
+	dst[o] = 0;
 }
 
 /* What the hop's pid field means depends on its type. */
 static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
 {
-	char comm[RTM_COMM_LEN + 1];
+	char comm[RTMON_COMM_TEXT];
 
 	rtmon_comm(comm, h->comm);
 	switch (h->type) {
@@ -42,7 +93,7 @@ static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
 
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 {
-	char comm[RTM_COMM_LEN + 1], who[64];
+	char comm[RTMON_COMM_TEXT], who[96];
 	json_t *o, *hops, *flags;
 	uint64_t prev = r->start_ns;
 	unsigned int i;
@@ -67,7 +118,7 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 	hops = json_array();
 	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
 		const struct rtm_rec_hop *h = &r->hops[i];
-		char hc[RTM_COMM_LEN + 1];
+		char hc[RTMON_COMM_TEXT];
 
 		rtmon_comm(hc, h->comm);
 		rtmon_hop_who(who, sizeof(who), h);
@@ -113,7 +164,7 @@ const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
 			const char *target_name)
 {
-	char comm[RTM_COMM_LEN + 1], who[64], a[32], b[32];
+	char comm[RTMON_COMM_TEXT], who[96], a[32], b[32];
 	uint64_t prev = r->start_ns;
 	unsigned int i;
 

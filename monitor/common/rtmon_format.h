@@ -14,6 +14,10 @@
 #include "rtmon/rtmon.h"
 
 /* A new JSON object for the record (caller json_decref()s it). */
+/* a task name as text: valid UTF-8, other bytes and controls as \xHH */
+#define RTMON_COMM_TEXT	(RTM_COMM_LEN * 4 + 1)
+void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src);
+
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
 /* One summary line, then one line per hop with the time since the last. */
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
