@@ -616,6 +616,44 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 	save_seq();
 }
 
+/*
+ * Only one process may read the module's records. When another holds the
+ * stream (rtmonctl records, a second rtmond), poll() reports POLLERR at
+ * once and reads fail with EBUSY: say so once, leave the device out of the
+ * poll set and try again every second, instead of spinning at real-time
+ * priority while claiming to be ready.
+ */
+static int stream_busy;
+static uint64_t stream_retry_ns;
+
+static void stream_taken(void)
+{
+	if (!stream_busy) {
+		rtmond_log("another process holds the record stream (rtmonctl records? "
+			   "a second rtmond?): no records are read until it closes "
+			   "/dev/rtmon; trying again every second");
+		rtmond_notify("STATUS=waiting: another process reads the records of /dev/rtmon");
+	}
+	stream_busy = 1;
+	stream_retry_ns = mono_ns() + 1000000000ull;
+}
+
+/* Take the stream (in acknowledged mode where the module has it): 1 if ours. */
+static int stream_claim(void)
+{
+	int o = rtmon_set_read_acked(rtmond_dev, 1);
+
+	if (o == -EBUSY) {
+		stream_taken();
+		return 0;
+	}
+	acked_reads = !o;
+	if (stream_busy)
+		rtmond_log("the record stream is ours again");
+	stream_busy = 0;
+	return 1;
+}
+
 /* Read until the rings are empty. */
 static int drain(const struct rtmond_live *l)
 {
@@ -628,6 +666,10 @@ static int drain(const struct rtmond_live *l)
 			return total;
 		if (n == -EINTR)
 			continue;
+		if (n == -EBUSY) {
+			stream_taken();
+			return n;
+		}
 		if (n < 0) {
 			rtmond_log("reading records: %s", strerror(-n));
 			return n;
@@ -905,7 +947,9 @@ int main(int argc, char **argv)
 	/* records read but not stored when rtmond is killed are read again */
 	o = rtmon_set_read_acked(rtmond_dev, 1);
 	acked_reads = !o;
-	if (o)
+	if (o == -EBUSY)
+		stream_taken();
+	else if (o)
 		rtmond_log("acknowledged reads unavailable (%s): records read when rtmond "
 			   "is killed are lost", strerror(-o));
 	if (open_files(&l->conf))
@@ -960,6 +1004,16 @@ int main(int argc, char **argv)
 		}
 		if (wd >= 0 && (timeout < 0 || wd < timeout))
 			timeout = wd;
+		pfd[0].fd = stream_busy ? -1 : rtmon_fd(rtmond_dev);
+		if (stream_busy) {
+			uint64_t now = mono_ns();
+			int ms = now >= stream_retry_ns ? 0 :
+				 (int)((stream_retry_ns - now) / 1000000) + 1;
+
+			if (timeout < 0 || ms < timeout)
+				timeout = ms;
+		}
+		pfd[0].revents = 0;
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
 			rtmond_log("poll: %s", strerror(errno));
 			rc = 1;
@@ -967,8 +1021,16 @@ int main(int argc, char **argv)
 		}
 		/* the loop is alive: a reader stuck anywhere stops the pings */
 		rtmond_watchdog_kick(mono_ns());
-		if (pfd[0].revents & POLLIN)
+		if (stream_busy) {
+			if (mono_ns() >= stream_retry_ns && stream_claim()) {
+				drain(rtmond_live);
+				status_notify();
+			}
+		} else if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			stream_taken();
+		} else if (pfd[0].revents & POLLIN) {
 			drain(rtmond_live);
+		}
 		seq_expire(0);
 		if (stats_dirty && mono_ns() >= next_stats) {
 			write_stats(rtmond_live);
