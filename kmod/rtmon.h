@@ -76,6 +76,19 @@ bool rtmon_records_pending(void);
 extern wait_queue_head_t rtmon_readers_wq;
 extern struct mutex rtmon_ctl_lock;	/* targets, start/stop */
 
+/* rtmon_tick.c: the housekeeping tick, preemptible between batches */
+struct rtmon_tick_info {
+	unsigned int period_ms, batch;
+	unsigned long count;		/* ticks done */
+	unsigned long last_ns, worst_ns;	/* whole tick */
+	unsigned long worst_batch_ns;	/* longest step with preemption off */
+	unsigned long yields;		/* a task waited at a step's end */
+};
+void rtmon_tick_init(void);
+void rtmon_tick_start(void);
+void rtmon_tick_stop(void);
+void rtmon_tick_info(struct rtmon_tick_info *t);
+
 /* rtmon_irq.c */
 int rtmon_irq_by_name(const char *name);
 

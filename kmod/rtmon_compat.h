@@ -11,7 +11,7 @@
  * Built and tested on 6.1 (Debian 12, PREEMPT_RT patch set and mainline)
  * and 6.12 (Debian 13, PREEMPT_RT in mainline): between these two, nothing
  * rtmon uses changed its API (probe prototypes, TASK_RTLOCK_WAIT, the
- * hrtimer sleeper set-up, timer_delete_sync), so there is no 6.12 shim.
+ * hrtimer sleeper set-up), so there is no 6.12 shim.
  * The run-time behaviour rtmon relies on (IRQ thread woken after
  * irq_handler_exit, sleeper wakeups inside hrtimer_expire_entry/exit, soft
  * expiry of SCHED_OTHER sleepers in ktimers on RT, prev_state of a blocked
@@ -169,19 +169,6 @@ static inline rtmon_hrtimer_fn rtmon_hrtimer_sleeper_fn(void)
 	destroy_hrtimer_on_stack(&sl.timer);
 	return fn;
 }
-
-/*
- * Timers: timer_shutdown_sync() (stop for good) and timer_delete_sync()
- * exist from v6.2; del_timer_sync(), their 6.1 spelling, was dropped in
- * v6.16.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-#define rtmon_timer_shutdown_sync(t)	timer_shutdown_sync(t)
-#define rtmon_timer_delete_sync(t)	timer_delete_sync(t)
-#else
-#define rtmon_timer_shutdown_sync(t)	del_timer_sync(t)
-#define rtmon_timer_delete_sync(t)	del_timer_sync(t)
-#endif
 
 /*
  * PREEMPT_RT: CONFIG_PREEMPT_RT since v5.3 (was CONFIG_PREEMPT_RT_FULL in

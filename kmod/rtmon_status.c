@@ -116,6 +116,7 @@ static void rtmon_show_targets(struct seq_file *m)
 static int rtmon_status_show(struct seq_file *m, void *v)
 {
 	struct rtmon_counters *c;
+	struct rtmon_tick_info tk;
 	struct rtm_params p;
 	int i;
 
@@ -127,6 +128,10 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 		   rtmon_tracker_running() ? "tracking" : "stopped");
 	seq_printf(m, "pools: chains %u branches %u hops/chain %u ring %u records/cpu x %u cpus\n",
 		   p.nchains, p.nbranches, p.chain_hops, p.ring_slots, p.ncpus);
+	rtmon_tick_info(&tk);
+	seq_printf(m, "tick: every %u ms, %lu done, last_ns %lu worst_ns %lu worst_batch_ns %lu yields %lu (batches of %u, preemptible between)\n",
+		   tk.period_ms, tk.count, tk.last_ns, tk.worst_ns,
+		   tk.worst_batch_ns, tk.yields, tk.batch);
 	rtmon_show_targets(m);
 
 	c = kmalloc(sizeof(*c), GFP_KERNEL);

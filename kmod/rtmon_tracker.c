@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rtmon_tracker.c - the chain-tracking core inside the kernel: its memory,
- * targets, start/stop, the housekeeping tick, what happens to each record
+ * targets, start/stop (the housekeeping tick: rtmon_tick.c), what happens to each record
  * (per-target statistics, tracepoints, waking readers) and the record
  * readout for /dev/rtmon.
  *
@@ -14,10 +14,10 @@
 #include <linux/module.h>
 #include <linux/vmalloc.h>
 #include <linux/irq_work.h>
-#include <linux/timer.h>
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/capability.h>
+#include <linux/u64_stats_sync.h>
 
 #include "rtmon.h"
 #include "rtmon_compat.h"
@@ -30,7 +30,6 @@ DECLARE_WAIT_QUEUE_HEAD(rtmon_readers_wq);
 static struct rtm_core *rtmon_core_mem;	/* the core, running or not */
 static struct rtm_params rtmon_params;
 static size_t rtmon_core_size;
-static struct timer_list rtmon_tick_timer;
 /*
  * One per cpu: on PREEMPT_RT an irq_work runs in irq_work/N of the cpu
  * that queued it, and a pending one cannot be queued again; a single one
@@ -44,7 +43,15 @@ static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 static struct rtmon_target rtmon_targets[RTM_MAX_TARGETS];
 static unsigned long rtmon_target_used[BITS_TO_LONGS(RTM_MAX_TARGETS)];
 
+/*
+ * Written by the record hook on its cpu, read from any cpu. syncp: on
+ * 32-bit cpus a u64 is two words and a reader elsewhere could see half an
+ * update (armhf without LPAE); there it is a sequence count that readers
+ * retry on, its writer has interrupts off so that no nested record can
+ * reenter it. On 64-bit it is empty and costs nothing.
+ */
 struct rtmon_cpu_stats {
+	struct u64_stats_sync syncp;
 	struct rtmon_tgt_stats t[RTM_MAX_TARGETS];
 	u64 deadline_misses;
 };
@@ -77,6 +84,10 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 	u32 id = r->target_id;
 
 	if (id < RTM_MAX_TARGETS) {
+		struct u64_stats_sync *syncp = this_cpu_ptr(&rtmon_stats->syncp);
+		unsigned long flags;
+
+		flags = u64_stats_update_begin_irqsave(syncp);
 		/* this_cpu ops: safe against a nested record on this cpu */
 		if (r->flags & RTM_REC_F_TIMEOUT) {
 			this_cpu_inc(rtmon_stats->t[id].overdue);
@@ -97,6 +108,7 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 				this_cpu_inc(rtmon_stats->deadline_misses);
 			}
 		}
+		u64_stats_update_end_irqrestore(syncp, flags);
 	}
 	trace_rtmon_chain(r);	/* seq 0: a misses-only target's, not kept */
 	if (miss)
@@ -108,19 +120,6 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 static void rtmon_on_published(void *arg, u32 cpu)
 {
 	irq_work_queue(this_cpu_ptr(&rtmon_wake_work));
-}
-
-static void rtmon_tick(struct timer_list *t)
-{
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-
-	if (c) {
-		preempt_disable();
-		rtm_ev_tick(c, smp_processor_id(), ktime_get_mono_fast_ns());
-		preempt_enable();
-	}
-	mod_timer(&rtmon_tick_timer,
-		  jiffies + msecs_to_jiffies(rtmon_param_tick_ms));
 }
 
 bool rtmon_tracker_running(void)
@@ -141,8 +140,7 @@ int rtmon_tracker_start(void)
 		return 0;
 	WRITE_ONCE(rtmon_core, rtmon_core_mem);
 	WRITE_ONCE(rtmon_running, true);
-	mod_timer(&rtmon_tick_timer,
-		  jiffies + msecs_to_jiffies(rtmon_param_tick_ms));
+	rtmon_tick_start();
 	return 0;
 }
 
@@ -161,7 +159,7 @@ void rtmon_tracker_stop(void)
 	WRITE_ONCE(rtmon_running, false);
 	/* probes that still saw the core finish before we return */
 	tracepoint_synchronize_unregister();
-	rtmon_timer_delete_sync(&rtmon_tick_timer);
+	rtmon_tick_stop();
 	/* no event call runs now: any cpu's counters will do */
 	rtm_core_expire_all(rtmon_core_mem, raw_smp_processor_id());
 }
@@ -263,32 +261,58 @@ int rtmon_target_get(u32 id, struct rtmon_target *t)
 	return 0;
 }
 
-/* Sum of the per-cpu statistics of target id (racy but monotonic). */
+/*
+ * Sum of the per-cpu statistics of target id: each cpu's part is one
+ * consistent copy (a 32-bit reader retries while that cpu writes).
+ */
 void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out)
 {
+	struct rtmon_tgt_stats s;
+	unsigned int start;
 	int cpu, i;
 
 	memset(out, 0, sizeof(*out));
 	for_each_possible_cpu(cpu) {
-		const struct rtmon_tgt_stats *s =
-			&per_cpu_ptr(rtmon_stats, cpu)->t[id];
+		const struct rtmon_cpu_stats *c = per_cpu_ptr(rtmon_stats, cpu);
 
-		out->chains += READ_ONCE(s->chains);
-		out->misses += READ_ONCE(s->misses);
-		out->overdue += READ_ONCE(s->overdue);
-		out->sum_ns += READ_ONCE(s->sum_ns);
-		if (s->min_ns && (!out->min_ns || s->min_ns < out->min_ns))
-			out->min_ns = s->min_ns;
-		out->max_ns = max(out->max_ns, READ_ONCE(s->max_ns));
+		do {
+			start = u64_stats_fetch_begin(&c->syncp);
+			memcpy(&s, &c->t[id], sizeof(s));
+		} while (u64_stats_fetch_retry(&c->syncp, start));
+		out->chains += s.chains;
+		out->misses += s.misses;
+		out->overdue += s.overdue;
+		out->sum_ns += s.sum_ns;
+		if (s.min_ns && (!out->min_ns || s.min_ns < out->min_ns))
+			out->min_ns = s.min_ns;
+		out->max_ns = max(out->max_ns, s.max_ns);
 		for (i = 0; i < RTMON_HIST_BUCKETS; i++)
-			out->hist[i] += READ_ONCE(s->hist[i]);
+			out->hist[i] += s.hist[i];
 	}
+}
+
+static u64 rtmon_deadline_misses(void)
+{
+	unsigned int start;
+	u64 sum = 0, v;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct rtmon_cpu_stats *c = per_cpu_ptr(rtmon_stats, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&c->syncp);
+			v = c->deadline_misses;
+		} while (u64_stats_fetch_retry(&c->syncp, start));
+		sum += v;
+	}
+	return sum;
 }
 
 void rtmon_counters(struct rtmon_counters *o)
 {
 	struct rtm_stats s;
-	int cpu, i;
+	int i;
 
 	rtm_core_stats(rtmon_core_mem, &s);
 	memset(o, 0, sizeof(*o));
@@ -315,9 +339,7 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->irq_nowake = s.irq_nowake;
 	o->work_untraced = s.work_untraced;
 	o->work_handoff = s.work_handoff;
-	for_each_possible_cpu(cpu)
-		o->deadline_misses +=
-			READ_ONCE(per_cpu_ptr(rtmon_stats, cpu)->deadline_misses);
+	o->deadline_misses = rtmon_deadline_misses();
 	for (i = 0; i < RTMON_NR_PROBES && i < ARRAY_SIZE(o->probe_hits); i++)
 		o->probe_hits[i] = rtmon_probe_hits(i);
 }
@@ -399,6 +421,8 @@ int rtmon_tracker_init(struct rtm_params *p)
 	rtmon_stats = alloc_percpu(struct rtmon_cpu_stats);
 	if (!rtmon_stats)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(rtmon_stats, cpu)->syncp);
 	/* vmalloc memory is page aligned, more than the core's 64 bytes */
 	rtmon_core_mem = vzalloc(rtmon_core_size);
 	if (!rtmon_core_mem) {
@@ -417,7 +441,7 @@ int rtmon_tracker_init(struct rtm_params *p)
 	for_each_possible_cpu(cpu)
 		init_irq_work(per_cpu_ptr(&rtmon_wake_work, cpu),
 			      rtmon_wake_readers);
-	timer_setup(&rtmon_tick_timer, rtmon_tick, 0);
+	rtmon_tick_init();
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
 		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
 		p->ncpus);
@@ -432,7 +456,7 @@ void rtmon_tracker_exit(void)
 	mutex_lock(&rtmon_ctl_lock);
 	rtmon_tracker_stop();
 	mutex_unlock(&rtmon_ctl_lock);
-	rtmon_timer_shutdown_sync(&rtmon_tick_timer);
+	rtmon_tick_stop();
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtmon_wake_work, cpu));
 	vfree(rtmon_core_mem);

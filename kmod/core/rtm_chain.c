@@ -420,9 +420,11 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	struct rtm_record *rec;
 	u64 seq, pos;
 
-	if (rtm_unlikely(target < RTM_MAX_TARGETS &&
-			 (rtm_ld32(&c->tg.misses_only) >> target & 1) &&
-			 !(flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)))) {
+	/* one load and a branch while no target is misses-only */
+	if (rtm_unlikely(rtm_ld32(&c->tg.misses_only)) &&
+	    target < RTM_MAX_TARGETS &&
+	    (rtm_ld32(&c->tg.misses_only) >> target & 1) &&
+	    !(flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT))) {
 		rtm_emit_skipped(c, cpu, ci, tip_hop, end, target, deadline,
 				 pid, tgid, comm, cookie, flags);
 		return;

@@ -229,6 +229,26 @@ void rtm_ev_work_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
  */
 void rtm_ev_tick(struct rtm_core *c, __u32 cpu, __u64 now);
 
+/*
+ * The same tick in steps, for a caller that must bound how long it runs
+ * without a preemption point (the module: batches with preemption off,
+ * cond_resched() between them). rtm_tick_begin() fixes the tick's time;
+ * each rtm_tick_run() does at most budget units (one chain, one cpu's
+ * slots, one table bucket, ...) and returns nonzero while some are left.
+ * cpu may differ from one call to the next (the caller migrated).
+ */
+struct rtm_tick_pos {
+	__u64 now;
+	__u64 min_dl;
+	__u32 phase;
+	__u32 i;
+	__u32 expire_all;
+	__u32 pad;
+};
+void rtm_tick_begin(struct rtm_core *c, struct rtm_tick_pos *t, __u64 now);
+int rtm_tick_run(struct rtm_core *c, __u32 cpu, struct rtm_tick_pos *t,
+		 __u32 budget);
+
 /* ---- readout ---- */
 
 /*

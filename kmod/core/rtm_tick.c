@@ -83,56 +83,122 @@ static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
 		rtm_slot_putback(c, cpu, slot, v);
 }
 
-static void rtm_tick_htab(struct rtm_core *c, u32 cpu, struct rtm_htab *h)
+static void rtm_tick_bucket_way(struct rtm_core *c, u32 cpu,
+				struct rtm_htab *h, u32 i, u32 w)
 {
-	u32 i, w, b;
-	u64 v;
+	u64 v = rtm_htab_peek(h, i, w);
+	u32 b = (u32)v;
 
-	for (i = 0; i <= h->mask; i++) {
-		for (w = 0; w < RTM_HT_WAYS; w++) {
-			v = rtm_htab_peek(h, i, w);
-			if (!v)
-				continue;
-			b = (u32)v;
-			if (!rtm_peek_done(c, b) || !rtm_htab_take_word(h, i, w, v))
-				continue;
-			if (rtm_branch_done(c, b)) {
-				rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-			} else if (rtm_htab_insert(h, (u32)(v >> 32), b)) {
-				rtm_count(c, cpu, h == &c->tasks ?
-					  RTM_C_DROP_TASK : RTM_C_DROP_COOKIE);
-				rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
-			}
-		}
+	if (!v || !rtm_peek_done(c, b) || !rtm_htab_take_word(h, i, w, v))
+		return;
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+	} else if (rtm_htab_insert(h, (u32)(v >> 32), b)) {
+		rtm_count(c, cpu, h == &c->tasks ?
+			  RTM_C_DROP_TASK : RTM_C_DROP_COOKIE);
+		rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
 	}
+}
+
+static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k)
+{
+	struct rtm_cpu *pc = &c->cpus[k];
+	u32 i;
+
+	rtm_tick_slot(c, cpu, &pc->hi_cur);
+	rtm_tick_slot(c, cpu, &pc->hi_timer);
+	rtm_tick_slot(c, cpu, &pc->hi_armed);
+	rtm_tick_slot(c, cpu, &pc->si_cur);
+	rtm_tick_slot(c, cpu, &pc->si_timer);
+	rtm_tick_slot(c, cpu, &pc->task_cur);
+	for (i = 0; i < RTM_NR_SOFTIRQ; i++)
+		rtm_tick_slot(c, cpu, &pc->si_pend[i]);
+}
+
+/* The scan, in this order; each unit is one step of rtm_tick_run(). */
+enum {
+	RTM_TICK_CHAINS,	/* chains 1..nchains */
+	RTM_TICK_SLOTS,		/* each cpu's slots */
+	RTM_TICK_HANDOFF,	/* parked passes, waiting work items */
+	RTM_TICK_TASKS,		/* task table buckets */
+	RTM_TICK_COOKIES,	/* cookie table buckets */
+	RTM_TICK_DONE
+};
+
+void rtm_tick_begin(struct rtm_core *c, struct rtm_tick_pos *t, __u64 now)
+{
+	t->now = now;
+	t->min_dl = rtm_target_min_deadline(c);
+	t->phase = RTM_TICK_CHAINS;
+	t->i = 1;
+	t->expire_all = 0;
+}
+
+static u32 rtm_tick_units(struct rtm_core *c, u32 phase)
+{
+	switch (phase) {
+	case RTM_TICK_CHAINS:
+		return c->p.nchains + 1;	/* chain indices start at 1 */
+	case RTM_TICK_SLOTS:
+		return c->p.ncpus;
+	case RTM_TICK_HANDOFF:
+		return 1;
+	case RTM_TICK_TASKS:
+		return c->tasks.mask + 1;
+	case RTM_TICK_COOKIES:
+		return c->cookies.mask + 1;
+	}
+	return 0;
+}
+
+int rtm_tick_run(struct rtm_core *c, __u32 cpu, struct rtm_tick_pos *t,
+		 __u32 budget)
+{
+	bool all = t->expire_all;
+	u32 w;
+
+	if (cpu >= c->p.ncpus) {
+		t->phase = RTM_TICK_DONE;
+		return 0;
+	}
+	while (t->phase < RTM_TICK_DONE && budget) {
+		if (t->i >= rtm_tick_units(c, t->phase)) {
+			t->phase++;
+			t->i = 0;
+			continue;
+		}
+		switch (t->phase) {
+		case RTM_TICK_CHAINS:
+			rtm_tick_chain(c, cpu, t->i, t->now, t->min_dl, all);
+			break;
+		case RTM_TICK_SLOTS:
+			rtm_tick_cpu_slots(c, cpu, t->i);
+			break;
+		case RTM_TICK_HANDOFF:
+			rtm_handoff_tick(c, cpu);
+			rtm_waitwork_tick(c, cpu, t->now, all);
+			break;
+		case RTM_TICK_TASKS:
+		case RTM_TICK_COOKIES:
+			for (w = 0; w < RTM_HT_WAYS; w++)
+				rtm_tick_bucket_way(c, cpu, t->phase == RTM_TICK_TASKS ?
+						    &c->tasks : &c->cookies, t->i, w);
+			break;
+		}
+		t->i++;
+		budget--;
+	}
+	return t->phase < RTM_TICK_DONE;
 }
 
 static void rtm_tick(struct rtm_core *c, u32 cpu, u64 now, bool expire_all)
 {
-	struct rtm_cpu *pc;
-	u32 i, k;
-	u64 min_dl;
+	struct rtm_tick_pos t;
 
-	if (cpu >= c->p.ncpus)
-		return;
-	min_dl = rtm_target_min_deadline(c);
-	for (i = 1; i <= c->p.nchains; i++)
-		rtm_tick_chain(c, cpu, i, now, min_dl, expire_all);
-	for (k = 0; k < c->p.ncpus; k++) {
-		pc = &c->cpus[k];
-		rtm_tick_slot(c, cpu, &pc->hi_cur);
-		rtm_tick_slot(c, cpu, &pc->hi_timer);
-		rtm_tick_slot(c, cpu, &pc->hi_armed);
-		rtm_tick_slot(c, cpu, &pc->si_cur);
-		rtm_tick_slot(c, cpu, &pc->si_timer);
-		rtm_tick_slot(c, cpu, &pc->task_cur);
-		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-			rtm_tick_slot(c, cpu, &pc->si_pend[i]);
-	}
-	rtm_handoff_tick(c, cpu);
-	rtm_waitwork_tick(c, cpu, now, expire_all);
-	rtm_tick_htab(c, cpu, &c->tasks);
-	rtm_tick_htab(c, cpu, &c->cookies);
+	rtm_tick_begin(c, &t, now);
+	t.expire_all = expire_all;
+	while (rtm_tick_run(c, cpu, &t, ~0u))
+		;
 }
 
 void rtm_ev_tick(struct rtm_core *c, u32 cpu, u64 now)

@@ -528,6 +528,70 @@ static void t_hook(void)
 	end();
 }
 
+/*
+ * One scenario with ticks done at once (rtm_ev_tick) or in steps of
+ * `budget` units on alternating cpus (rtm_tick_run, as the module's
+ * preemptible tick does): overdue reports, reclaim by age, pruning.
+ */
+static unsigned int tick_scenario(unsigned int budget, struct rtm_stats *s,
+				  struct rtm_record *recs, unsigned int max)
+{
+	static const unsigned long long ticks[] = { 3000, 4000, 9000, 20000 };
+	struct rtm_tick_pos t;
+	struct rtm_params p;
+	struct rtm_core *c;
+	unsigned int i, k, n = 0, steps = 0;
+	char cm[16];
+
+	rtm_params_default(&p, 2);
+	p.max_age_ns = 5000;
+	c = mk(&p);
+	comm(cm, "app");
+	target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 1000);
+	irq_wake(c, 0, 1000, 1, 200, "app");		/* open: overdue, aged */
+	irq_wake(c, 1, 1200, 2, 201, "app");		/* completed */
+	rtm_ev_switch(c, 0, 1500, 0, 0, 201, 201, cm);
+	irq_wake(c, 1, 2500, 3, 202, "app");		/* overdue at 4000 */
+	for (i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++) {
+		if (!budget) {
+			rtm_ev_tick(c, i & 1, ticks[i]);
+			continue;
+		}
+		rtm_tick_begin(c, &t, ticks[i]);
+		while (rtm_tick_run(c, (steps++) & 1, &t, budget))
+			;
+	}
+	rtm_core_stats(c, s);
+	for (k = 0; k < 2; k++)
+		while (n < max && rtm_core_read(c, k, &recs[n]))
+			n++;
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	CHECK(!budget || steps > p.nchains / budget);
+	return n;
+}
+
+static void t_tick_steps(void)
+{
+	struct rtm_record a[8], b[8];
+	struct rtm_stats sa, sb;
+	unsigned int na, nb, i, budget;
+
+	begin("tick_in_steps_same_as_at_once");
+	na = tick_scenario(0, &sa, a, 8);
+	CHECK(na == 3 && sa.chains_overdue == 2 && sa.chains_expired == 2);
+	for (budget = 1; budget <= 64; budget *= 4) {
+		nb = tick_scenario(budget, &sb, b, 8);
+		sa.records_read = sb.records_read;
+		CHECK(!memcmp(&sa, &sb, sizeof(sa)));
+		CHECK(na == nb);
+		for (i = 0; i < na && i < nb; i++)
+			CHECK(a[i].seq == b[i].seq && a[i].flags == b[i].flags &&
+			      a[i].start_ns == b[i].start_ns &&
+			      a[i].target_pid == b[i].target_pid);
+	}
+	end();
+}
+
 /* misses-only: what the hook saw, in order */
 static struct {
 	unsigned int calls, zero_seq, zero_seq_miss;
@@ -841,6 +905,7 @@ int main(void)
 	t_expire_all();
 	t_hook();
 	t_misses_only_numbering();
+	t_tick_steps();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
 	t_soft_timer_slot();
