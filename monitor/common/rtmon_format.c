@@ -4,11 +4,29 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rtmon_format.h"
+
+const char *rtmon_boot_id(void)
+{
+	static char id[RTMON_BOOT_ID_LEN];
+	FILE *f;
+
+	if (id[0])
+		return id;
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = 0;
+		id[strcspn(id, "\n")] = 0;
+		fclose(f);
+	}
+	return id;
+}
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
 static size_t rtmon_utf8_len(const uint8_t *s, size_t n)

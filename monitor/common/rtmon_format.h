@@ -14,6 +14,13 @@
 #include "rtmon/rtmon.h"
 
 /* A new JSON object for the record (caller json_decref()s it). */
+/*
+ * This boot's id (/proc/sys/kernel/random/boot_id, 36 characters): the
+ * boot CLOCK_MONOTONIC times in records belong to. "" if unreadable.
+ */
+#define RTMON_BOOT_ID_LEN	37
+const char *rtmon_boot_id(void);
+
 /* a task name as text: valid UTF-8, other bytes and controls as \xHH */
 #define RTMON_COMM_TEXT	(RTM_COMM_LEN * 4 + 1)
 void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src);

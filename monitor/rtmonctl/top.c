@@ -37,6 +37,7 @@
 #include <jansson.h>
 
 #include "rtmon/rtmon.h"
+#include "rtmon_format.h"
 #include "rtmonctl.h"
 
 #define TOP_MAX_TARGETS	64
@@ -299,9 +300,18 @@ static void read_misses(void)
 			json_t *m = json_loads(line, 0, NULL);
 			const char *name = json_string_value(json_object_get(m, "target_name"));
 			json_int_t ns = json_integer_value(json_object_get(m, "read_ns"));
+			const char *boot = json_string_value(json_object_get(m, "boot_id"));
 
 			if (!ns)
 				ns = json_integer_value(json_object_get(m, "end_ns"));
+			/*
+			 * a miss of an earlier boot: its monotonic time means
+			 * nothing now (it showed as "0.0s ago"); lines of an
+			 * older rtmond carry no boot id, a time in the future
+			 * gives them away
+			 */
+			if (boot ? strcmp(boot, rtmon_boot_id()) != 0 : (uint64_t)ns > mono_ns())
+				ns = 0;
 			if (name && ns > 0)
 				note_miss(name, (uint64_t)ns);
 			json_decref(m);

@@ -534,6 +534,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 	static struct rtmond_snap_plan plan;
 	static const struct rtmond_snap_plan policy = { .skipped = "timeout" };
 	uint64_t now = mono_ns(), skipped_seq = 0;
+	const char *boot_id = rtmon_boot_id();	/* read once, at start */
 	int i, k, nmiss = 0, first_miss = -1;
 
 	/* read again after a restart and already stored: left out */
@@ -604,6 +605,9 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 		if (!j)
 			continue;
 		json_object_set_new(j, "read_ns", json_integer((json_int_t)now));
+		/* the boot its monotonic times belong to */
+		if (boot_id[0])
+			json_object_set_new(j, "boot_id", json_string(boot_id));
 		if (records_fd >= 0)
 			write_line(records_fd, j);
 		if (miss && misses_fd >= 0) {
@@ -955,6 +959,7 @@ int main(int argc, char **argv)
 	if (open_files(&l->conf))
 		return 1;
 	load_seq();
+	rtmon_boot_id();	/* off the real-time path from here on */
 	/* kernel context first, so the first chains of the new targets are in it */
 	rtmond_snap_setup(&l->conf);
 	rtmond_watchdog_kick(mono_ns());	/* the start can be slow (LTTng) */

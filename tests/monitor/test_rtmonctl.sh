@@ -143,8 +143,11 @@ if "$R" top --status "$S" --dir nodir -n 2 -i 0.1 >top.txt 2>err.txt &&
 else
 	fail top/text "$(cat err.txt) | $(head -n 14 top.txt | paste -sd'|')"
 fi
-# with rtmond's stats.json (fine p99) and misses.jsonl (last miss; a half-written line waits)
-printf '{"target_name":"dispatch","read_ns":5000000000,"seq":1}\n{"target_name":"other","read_ns":9000000000}\n{"target_name":"dispatch","read_ns":7000000000,"seq":2}\n{"target_name":"dispatch","read_ns":' >dir/misses.jsonl
+# with rtmond's stats.json (fine p99) and misses.jsonl (last miss; a half-written line waits;
+# the misses of an earlier boot, by boot id or by a time in the future, are not the last)
+boot=$(cat /proc/sys/kernel/random/boot_id)
+future=$(( $(awk '{ printf "%d", $1 }' /proc/uptime) * 1000000000 + 3600000000000 ))
+printf '{"target_name":"dispatch","read_ns":5000000000,"seq":1}\n{"target_name":"other","read_ns":9000000000}\n{"target_name":"dispatch","read_ns":7000000000,"seq":2,"boot_id":"%s"}\n{"target_name":"dispatch","read_ns":8000000000,"seq":3,"boot_id":"00000000-0000-0000-0000-000000000000"}\n{"target_name":"dispatch","read_ns":%s,"seq":4}\n{"target_name":"dispatch","read_ns":' "$boot" "$future" >dir/misses.jsonl
 if "$R" top --status "$S" --dir dir -n 2 -i 0.1 --json >top.json 2>err.txt && python3 - top.json <<'PY'
 import json, sys
 frames = [json.loads(l) for l in open(sys.argv[1])]
@@ -162,7 +165,7 @@ assert f1["ring"] == {"waiting": 0, "capacity": 2048, "fill": 0.0}, f1["ring"]
 assert f1["module"]["state"] == "tracking" and f1["rtmond"]["stats"] is True
 PY
 then
-	pass "top/json (one object per refresh: counters, ring, per-target stats, p99 from rtmond, last miss from misses.jsonl, chains/s)"
+	pass "top/json (one object per refresh: counters, ring, per-target stats, p99 from rtmond, last miss from misses.jsonl but not an earlier boot's, chains/s)"
 else
 	fail top/json "$(cat err.txt) $(head -c 400 top.json)"
 fi

@@ -145,6 +145,13 @@ grep "read again\|previous run\|acknowledged" $T/rtmond.log | sed 's/^/# /'
 grep -q "acknowledged reads unavailable" $T/rtmond.log && fail "rtmond did not use acknowledged reads"
 got=$(python3 -c 'import json,sys; print(" ".join(str(s) for s in sorted(json.loads(l)["seq"] for l in open(sys.argv[1]))))' $out/records.jsonl)
 [ "$got" = "$(cat $out/expect)" ] || fail "stored: $got; expected: $(cat $out/expect)"
+# each line says which boot its monotonic times belong to
+python3 - $out/records.jsonl <<'PY' || fail "records without this boot's id"
+import json, sys
+boot = open("/proc/sys/kernel/random/boot_id").read().strip()
+bad = [l for l in open(sys.argv[1]) if json.loads(l).get("boot_id") != boot]
+assert not bad, bad[:1]
+PY
 reread=$(awk '/^rtmond_records_reread_total /{print $2}' $T/metrics.txt)
 note "rtmond stored $(wc -w <$out/expect) records once, skipped ${reread:-?} read again"
 [ "${reread:-0}" -gt 0 ] || fail "rtmond_records_reread_total is ${reread:-missing}"
