@@ -190,6 +190,7 @@ char *rtmond_metrics_text(size_t *len)
 	live = rcu_dereference(rtmond_live);
 	if (live) {
 		const struct rtmond_config *cf = &live->conf;
+		char tn[2 * RTMON_NAME_LEN + 1];	/* a target name, escaped */
 
 		bput(&b, "# HELP rtmon_target_records_total Records per target (completions and timeouts).\n"
 			 "# TYPE rtmon_target_records_total counter\n");
@@ -197,7 +198,7 @@ char *rtmond_metrics_text(size_t *len)
 			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
 
 			bput(&b, "rtmon_target_records_total{target=\"%s\"} %" PRIu64 "\n",
-			     s->name, __atomic_load_n(&s->records, __ATOMIC_RELAXED));
+			     label_esc(tn, sizeof(tn), s->name), __atomic_load_n(&s->records, __ATOMIC_RELAXED));
 		}
 		bput(&b, "# HELP rtmon_target_misses_total Deadline misses per target (completions past the deadline).\n"
 			 "# TYPE rtmon_target_misses_total counter\n");
@@ -205,7 +206,7 @@ char *rtmond_metrics_text(size_t *len)
 			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
 
 			bput(&b, "rtmon_target_misses_total{target=\"%s\"} %" PRIu64 "\n",
-			     s->name, __atomic_load_n(&s->misses, __ATOMIC_RELAXED));
+			     label_esc(tn, sizeof(tn), s->name), __atomic_load_n(&s->misses, __ATOMIC_RELAXED));
 		}
 		bput(&b, "# HELP rtmon_target_timeouts_total Chains reported open past the deadline per target.\n"
 			 "# TYPE rtmon_target_timeouts_total counter\n");
@@ -213,13 +214,13 @@ char *rtmond_metrics_text(size_t *len)
 			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
 
 			bput(&b, "rtmon_target_timeouts_total{target=\"%s\"} %" PRIu64 "\n",
-			     s->name, __atomic_load_n(&s->timeouts, __ATOMIC_RELAXED));
+			     label_esc(tn, sizeof(tn), s->name), __atomic_load_n(&s->timeouts, __ATOMIC_RELAXED));
 		}
 		bput(&b, "# HELP rtmon_target_deadline_seconds Deadline per target (0: none).\n"
 			 "# TYPE rtmon_target_deadline_seconds gauge\n");
 		for (i = 0; i < cf->ntargets; i++)
 			bput(&b, "rtmon_target_deadline_seconds{target=\"%s\"} %.9f\n",
-			     cf->targets[i].name, cf->targets[i].t.deadline_ns / 1e9);
+			     label_esc(tn, sizeof(tn), cf->targets[i].name), cf->targets[i].t.deadline_ns / 1e9);
 		bput(&b, "# HELP rtmon_latency_seconds Chain latency per target (completed chains).\n"
 			 "# TYPE rtmon_latency_seconds histogram\n");
 		for (i = 0; i < cf->ntargets; i++) {
@@ -230,11 +231,11 @@ char *rtmond_metrics_text(size_t *len)
 			pthread_mutex_unlock(&s->lock);
 			for (j = 0; j < cf->nle; j++)
 				bput(&b, "rtmon_latency_seconds_bucket{target=\"%s\",le=\"%.9g\"} %" PRIu64 "\n",
-				     s->name, cf->le_ns[j] / 1e9, rtmon_hist_count_below(h, cf->le_ns[j]));
+				     label_esc(tn, sizeof(tn), s->name), cf->le_ns[j] / 1e9, rtmon_hist_count_below(h, cf->le_ns[j]));
 			bput(&b, "rtmon_latency_seconds_bucket{target=\"%s\",le=\"+Inf\"} %" PRIu64 "\n",
-			     s->name, h->count);
-			bput(&b, "rtmon_latency_seconds_sum{target=\"%s\"} %.9f\n", s->name, h->sum_ns / 1e9);
-			bput(&b, "rtmon_latency_seconds_count{target=\"%s\"} %" PRIu64 "\n", s->name, h->count);
+			     label_esc(tn, sizeof(tn), s->name), h->count);
+			bput(&b, "rtmon_latency_seconds_sum{target=\"%s\"} %.9f\n", label_esc(tn, sizeof(tn), s->name), h->sum_ns / 1e9);
+			bput(&b, "rtmon_latency_seconds_count{target=\"%s\"} %" PRIu64 "\n", label_esc(tn, sizeof(tn), s->name), h->count);
 		}
 		bput(&b, "# HELP rtmon_latency_quantile_seconds Latency quantiles per target from rtmond's 1 us histogram (quantile 1 is the maximum).\n"
 			 "# TYPE rtmon_latency_quantile_seconds gauge\n");
@@ -248,9 +249,9 @@ char *rtmond_metrics_text(size_t *len)
 				continue;
 			for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
 				bput(&b, "rtmon_latency_quantile_seconds{target=\"%s\",quantile=\"%g\"} %.9f\n",
-				     s->name, qs[j], rtmon_hist_percentile(h, qs[j] * 100) / 1e9);
+				     label_esc(tn, sizeof(tn), s->name), qs[j], rtmon_hist_percentile(h, qs[j] * 100) / 1e9);
 			bput(&b, "rtmon_latency_quantile_seconds{target=\"%s\",quantile=\"0\"} %.9f\n",
-			     s->name, h->min_ns / 1e9);
+			     label_esc(tn, sizeof(tn), s->name), h->min_ns / 1e9);
 		}
 	}
 	urcu_memb_read_unlock();

@@ -126,7 +126,8 @@ open(sys.argv[1] + "/expect", "w").write(" ".join(str(s) for s in seqs if s >= m
 print(f"unacknowledged: {len(seqs)} records {seqs[0]}..{seqs[-1]}; 'stored' before {m}")
 PY
 cat >$T/rtmon.conf <<CONF
-targets = ( { name = "cyclic"; comm = "cyclictest"; source = "timer"; deadline = "50ms"; } );
+targets = ( { name = "cyclic"; comm = "cyclictest"; source = "timer"; deadline = "50ms"; },
+	    { name = "odd \\"name\\\\"; comm = "nothing-runs"; source = "timer"; } );
 snapshot = { dir = "$out"; records_file = true; ftrace = false; lttng = false; };
 metrics = { listen = "127.0.0.1:9467"; };
 CONF
@@ -137,6 +138,16 @@ pid=$!
 for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond.log && break; sleep 0.1; done
 sleep 1
 curl -sf http://127.0.0.1:9467/metrics >$T/metrics.txt || fail "metrics endpoint did not answer"
+# a target name with a quote and a backslash (issue 21, item 4): escaped
+# in every label, every sample line well formed
+grep -qF 'rtmon_target_records_total{target="odd \"name\\"} 0' $T/metrics.txt ||
+	fail "the odd target's label: $(grep -F 'odd' $T/metrics.txt | head -n 2)"
+python3 - $T/metrics.txt <<'PY' || fail "malformed metrics lines"
+import re, sys
+sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? \S+$')
+bad = [l for l in open(sys.argv[1]).read().splitlines() if l and not l.startswith("#") and not sample.match(l)]
+assert not bad, bad[:3]
+PY
 kill -TERM $pid
 rc=0; wait $pid || rc=$?
 pid=
