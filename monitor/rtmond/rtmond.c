@@ -54,6 +54,7 @@ struct rtmond_counters rtmond_cnt;
 
 static const char *conf_path = "/etc/rtmon/rtmon.conf";
 static int misses_fd = -1, records_fd = -1, seq_fd = -1;
+static unsigned long write_errors;	/* lines not written (disk full) */
 static int id2slot[MAX_IDS];
 static char id2name[MAX_IDS][RTMON_NAME_LEN];
 static uint64_t last_seq;
@@ -266,45 +267,78 @@ static const char *id_name(uint16_t id)
 
 /* ---- output files ---- */
 
+/*
+ * A line file (misses.jsonl, records.jsonl) for appending. A crash or a
+ * full disk may have left its last line without a newline: one is added,
+ * so that the next line starts clean instead of being glued to it.
+ */
+static int open_lines(const char *dir, const char *name)
+{
+	char p[512], c;
+	int fd;
+	off_t end;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		rtmond_log("cannot open %s: %s", p, strerror(errno));
+		return -1;
+	}
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n') {
+		if (write(fd, "\n", 1) == 1)
+			rtmond_log("%s ended in the middle of a line (a crash or a full disk): "
+				   "that line is cut", p);
+	}
+	return fd;
+}
+
+/*
+ * Open the outputs in c->dir, then put them in place of the old ones: a
+ * directory that cannot be used leaves the old files working (a reload is
+ * refused) instead of closing them first and writing nothing after.
+ */
 static int open_files(const struct rtmond_config *c)
 {
 	char p[512];
-	int err = mkdir_p(c->dir);
+	int err = mkdir_p(c->dir), mf, rf = -1, sf;
 
 	if (err) {
 		rtmond_log("cannot create %s: %s", c->dir, strerror(-err));
 		return err;
 	}
+	mf = open_lines(c->dir, "misses.jsonl");
+	if (mf < 0)
+		return -EACCES;
+	if (c->records_file)
+		rf = open_lines(c->dir, "records.jsonl");
+	snprintf(p, sizeof(p), "%s/rtmond.seq", c->dir);
+	sf = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (sf < 0)
+		rtmond_log("cannot open %s: %s", p, strerror(errno));
 	if (misses_fd >= 0)
 		close(misses_fd);
 	if (records_fd >= 0)
 		close(records_fd);
 	if (seq_fd >= 0)
 		close(seq_fd);
-	records_fd = -1;
-	snprintf(p, sizeof(p), "%s/misses.jsonl", c->dir);
-	misses_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-	if (misses_fd < 0) {
-		rtmond_log("cannot open %s: %s", p, strerror(errno));
-		return -errno;
-	}
-	if (c->records_file) {
-		snprintf(p, sizeof(p), "%s/records.jsonl", c->dir);
-		records_fd = open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-		if (records_fd < 0)
-			rtmond_log("cannot open %s: %s", p, strerror(errno));
-	}
-	snprintf(p, sizeof(p), "%s/rtmond.seq", c->dir);
-	seq_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
-	if (seq_fd < 0)
-		rtmond_log("cannot open %s: %s", p, strerror(errno));
+	misses_fd = mf;
+	records_fd = rf;
+	seq_fd = sf;
 	return 0;
 }
 
+/*
+ * One write per line (O_APPEND): a reader never sees half a line. A short
+ * write (the disk is full) is cut back, so that no half line is left for
+ * the next one to be glued to; the line is lost and counted.
+ */
 static void write_line(int fd, json_t *j)
 {
 	char *s = json_dumps(j, JSON_COMPACT), *line;
 	size_t n;
+	off_t end;
+	ssize_t w;
 
 	if (!s)
 		return;
@@ -315,9 +349,17 @@ static void write_line(int fd, json_t *j)
 		return;
 	}
 	line[n] = '\n';
-	/* one write per line (O_APPEND): a reader never sees half a line */
-	if (write(fd, line, n + 1) != (ssize_t)(n + 1))
-		rtmond_log("write: %s", strerror(errno));
+	end = lseek(fd, 0, SEEK_END);
+	w = write(fd, line, n + 1);
+	if (w != (ssize_t)(n + 1)) {
+		int e = w < 0 ? errno : ENOSPC;
+
+		if (w > 0 && end >= 0 && ftruncate(fd, end))
+			e = errno;	/* the half line stays: a newline at the next open */
+		if (write_errors++ % 1000 == 0)	/* the first, then every 1000th */
+			rtmond_log("write: %s (%zd of %zu bytes): %lu lines lost so far",
+				   strerror(e), w, n + 1, write_errors);
+	}
 	free(line);
 }
 
@@ -767,14 +809,23 @@ static int reload(void)
 		free(nl);
 		return -1;
 	}
-	if (sync_targets(old, nl)) {
-		rtmond_log("reload refused: the module did not take the new targets; "
-			   "the previous configuration stays active");
+	/* the outputs first: a directory that cannot be used refuses the reload */
+	if ((strcmp(old->conf.dir, nl->conf.dir) || old->conf.records_file != nl->conf.records_file) &&
+	    open_files(&nl->conf)) {
+		rtmond_log("reload refused: no outputs in %s; the previous configuration stays active",
+			   nl->conf.dir);
 		free(nl);
 		return -1;
 	}
-	if (strcmp(old->conf.dir, nl->conf.dir) || old->conf.records_file != nl->conf.records_file)
-		open_files(&nl->conf);
+	if (sync_targets(old, nl)) {
+		rtmond_log("reload refused: the module did not take the new targets; "
+			   "the previous configuration stays active");
+		if (strcmp(old->conf.dir, nl->conf.dir) ||
+		    old->conf.records_file != nl->conf.records_file)
+			open_files(&old->conf);
+		free(nl);
+		return -1;
+	}
 	if (snap_conf_differs(&old->conf, &nl->conf))
 		rtmond_snap_setup(&nl->conf);
 	if (strcmp(old->conf.listen, nl->conf.listen)) {
