@@ -150,7 +150,20 @@ struct cpu_state {
 	int irq;		/* -1: none */
 	char irq_name[24];
 	int vec;		/* -1: none */
+	uint32_t vec_pid;	/* the task running it (PREEMPT_RT: any) */
 };
+
+/*
+ * Is the softirq on the cpu running now? On PREEMPT_RT softirqs run in
+ * task context and are preempted like the task (ktimers/N, ksoftirqd/N,
+ * or a task in local_bh_enable()): while another task runs, the softirq
+ * waits with its task and takes no time. Without PREEMPT_RT no switch
+ * comes between softirq_entry and _exit, so this changes nothing there.
+ */
+static int cpu_softirq_on(const struct cpu_state *s)
+{
+	return s->vec >= 0 && (!s->known || s->task.pid == s->vec_pid);
+}
 
 static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
 {
@@ -168,6 +181,7 @@ static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
 		break;
 	case FTS_SOFTIRQ_ENTRY:
 		s->vec = e->n;
+		s->vec_pid = e->cur.pid;
 		break;
 	case FTS_SOFTIRQ_EXIT:
 		s->vec = -1;
@@ -180,9 +194,12 @@ static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
 /*
  * Attribute [a, b) on cpu: hard IRQ and softirq time as interference,
  * the rest to the task running: cat_self when it is pid, else cat_other.
+ * With self_label, pid is the task running the chain's own softirq: its
+ * time, softirq included, is cat_self named self_label.
  */
-static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
-		      uint32_t pid, enum rtx_cat cat_self, enum rtx_cat cat_other)
+static void cpu_split_as(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
+			 uint32_t pid, enum rtx_cat cat_self,
+			 enum rtx_cat cat_other, const char *self_label)
 {
 	const struct fts_trace *t = x->t;
 	struct cpu_state s = { .irq = -1, .vec = -1 };
@@ -213,7 +230,10 @@ static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
 			if (s.irq >= 0) {
 				snprintf(who, sizeof(who), "irq %d %s", s.irq, s.irq_name);
 				add_part(x, RTX_IRQ, who, cpu, to - from);
-			} else if (s.vec >= 0) {
+			} else if (self_label && (s.known ? s.task.pid == pid :
+						  s.vec >= 0 && s.vec_pid == pid)) {
+				add_part(x, cat_self, self_label, cpu, to - from);
+			} else if (cpu_softirq_on(&s)) {
 				snprintf(who, sizeof(who), "softirq %s",
 					 s.vec < 10 ? vec_names[s.vec] : "?");
 				add_part(x, RTX_SOFTIRQ_INTF, who, cpu, to - from);
@@ -232,6 +252,31 @@ static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
 		if (t->ev[i].cpu == cpu)
 			cpu_state_apply(&s, &t->ev[i]);
 	}
+}
+
+static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
+		      uint32_t pid, enum rtx_cat cat_self, enum rtx_cat cat_other)
+{
+	cpu_split_as(x, cpu, a, b, pid, cat_self, cat_other, NULL);
+}
+
+/* The task running on cpu at ts (the host of a softirq there): 0 if the
+ * snapshot does not say, else 1 with *pid. */
+static int cpu_task_at(const struct fts_trace *t, int cpu, uint64_t ts,
+		       uint32_t *pid)
+{
+	struct cpu_state s = { .irq = -1, .vec = -1 };
+	size_t i;
+
+	for (i = 0; i < t->n && t->ev[i].ts <= ts; i++)
+		if (t->ev[i].cpu == cpu)
+			cpu_state_apply(&s, &t->ev[i]);
+	if (s.vec >= 0) {
+		*pid = s.vec_pid;
+		return 1;
+	}
+	*pid = s.task.pid;
+	return s.known;
 }
 
 /* ---- what a task did from a to b ---- */
@@ -404,9 +449,18 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		irq_who(x->c, who, sizeof(who));
 		add_part(x, RTX_HANDLER, who, h->cpu, b - a);
 	} else if (h->ctx == RTM_CTX_SOFTIRQ) {
-		add_part(x, RTX_SOFTIRQ, p->type == RTM_HOP_TIMER_RUN ?
-			 "timer (softirq)" : p->type == RTM_HOP_SOFTIRQ_ENTRY &&
-			 p->pid < 10 ? vec_names[p->pid] : "softirq", h->cpu, b - a);
+		const char *label = p->type == RTM_HOP_TIMER_RUN ?
+			"timer (softirq)" : p->type == RTM_HOP_SOFTIRQ_ENTRY &&
+			p->pid < 10 ? vec_names[p->pid] : "softirq";
+		uint32_t host;
+
+		/* on PREEMPT_RT the softirq's task can be preempted: that
+		 * time is the preempting task's */
+		if (cpu_task_at(x->t, h->cpu, a, &host))
+			cpu_split_as(x, h->cpu, a, b, host, RTX_SOFTIRQ,
+				     RTX_PREEMPTED, label);
+		else
+			add_part(x, RTX_SOFTIRQ, label, h->cpu, b - a);
 	} else {
 		/* a task woke the next one: the waker is the previous hop's task */
 		task_split(x, p->pid, p->comm, a, b, T_RUNNING, h->cpu);
