@@ -224,10 +224,16 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
  *   that processes it, raised a softirq: RTM_BF_HANDED), so its pass is
  *   over as far as the chain goes: b takes over (old closed; its chain
  *   goes on in the branches it forked);
+ * - an awake task has begun old's item already (it preempted the thread
+ *   after the item was queued: the item waits, rtm_handoff.c): old's pass
+ *   handed it on, untraced; old adopts it now (as it would when the pass
+ *   blocks) and b takes over. Coalescing here lost the item's chain, and
+ *   gave b's item the older chain's start (CI: gpio-loopback, priority 80,
+ *   an edge without a record);
  * - else the thread has not handled old's interrupt yet and will handle
  *   both in one pass: old is kept, b's interrupt is coalesced into it
  *   (record flag COALESCED, counted: that interrupt has no record).
- * Returns the branch kept; the other is freed.
+ * Returns the branch kept; the other is freed (or, adopting, consumed).
  */
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
 {
@@ -241,6 +247,10 @@ u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
 		rtm_branch_free(c, cpu, old, RTM_C_BR_CLOSED);
 		return b;
 	}
+	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)) &&
+	    (rtm_br(c, old)->flags & RTM_BF_IRQTHREAD) &&
+	    rtm_waitwork_adopt(c, cpu, old))
+		return b;
 	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, old)->chain));
 	if (!(rtm_ld32(&ch->xflags) & RTM_CX_COALESCED))
 		rtm_or32(&ch->xflags, RTM_CX_COALESCED);

@@ -298,6 +298,21 @@ static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
 }
 
 /*
+ * Point branch br (owned) back at the latest hop of its path at or before
+ * ts, so that hops added at ts keep the path in time order. The root is
+ * never passed (ts is not before the chain's start).
+ */
+static void rtm_handoff_rewind(const struct rtm_chain *ch,
+			       struct rtm_branch *br, u64 ts)
+{
+	u32 h = br->hop;
+
+	while (ch->hops[h].depth > 1 && ch->hops[h].ts > ts)
+		h = ch->hops[h].parent;
+	br->hop = (u16)h;
+}
+
+/*
  * IRQ-thread branch b (owned by the caller) ends its pass having handed
  * nothing traced on: adopt the oldest waiting item begun after the chain's
  * start whose task a work_end target accepts for this chain. b becomes
@@ -309,7 +324,7 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 	struct rtm_branch *br = rtm_br(c, b);
 	struct rtm_chain *ch;
 	struct rtm_waitwork *w;
-	u64 start, ts[RTM_NWAITWORK], st, end, cookie, last, dl;
+	u64 start, ts[RTM_NWAITWORK], st, end, cookie, dl;
 	u32 idx[RTM_NWAITWORK], n = 0, i, j, k, pid, tgid, state, wcpu;
 	u64 comm[2];
 	int tid;
@@ -358,10 +373,15 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 		br->tgid = tgid;
 		br->comm[0] = comm[0];
 		br->comm[1] = comm[1];
-		/* the hops stay in time order along the path */
-		last = ch->hops[br->hop].ts;
-		if (st < last)
-			st = last;
+		/*
+		 * The path goes on from the pass's last hop before the item
+		 * was begun: hops of the pass after that (the thread switched
+		 * in again after the task preempted it) are not on the item's
+		 * path, and the item keeps its own times. (Clamping the item
+		 * to the pass's last hop moved its end past the real
+		 * work_end: CI, gpio-loopback at priority 80, 123 us.)
+		 */
+		rtm_handoff_rewind(ch, br, st);
 		/* the hops where the task took the item up (its cpu) */
 		rtm_hop_add(c, wcpu, b, RTM_HOP_HANDOFF, RTM_CTX_TASK, pid,
 			    br->comm, st);

@@ -35,12 +35,15 @@ fixed_run() {
 		--ready "$W/$name.ready" --log "$W/$name.jsonl" --rtmon \
 		--hist-out "$W/$name.hist.json" --json --edges >"$W/$name.json" 2>"$W/$name.loop.err" || rc=$?
 	respond_wait
-	grep -E '^  (irq threads|work|drops|chains)' /proc/rtmon/status | sed "s/^ */$name: module counters: /"
-	[ $rc -eq 0 ] || fail "rtmon-gpio-loop ($name, responder priority $prio) exit $rc: $(cat "$W/$name.loop.err"; python3 -c '
+	counters=$(grep -E '^  (irq threads|work|drops|chains)' /proc/rtmon/status | tr -s ' \n' ' ')
+	echo "$name: module counters:$counters"
+	# (one line: run-vm reports the log's last line)
+	[ $rc -eq 0 ] || fail "rtmon-gpio-loop ($name, responder priority $prio) exit $rc: $(head -c 300 "$W/$name.loop.err" | tr '\n' ' ')$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(json.dumps(d.get("join"), indent=1))
-print("edges without an rtmon record:", [e for e in d.get("edges_list", []) if "rtmon_seq" not in e][:5])' "$W/$name.json" 2>/dev/null)"
+j = d.get("join") or {}
+print(" join:", {k: j.get(k) for k in ("joined", "missing", "duplicate", "extra", "no_cookie", "timeout_reports")},
+      "edges without an rtmon record:", [e for e in d.get("edges_list", []) if "rtmon_seq" not in e][:3], end="")' "$W/$name.json" 2>/dev/null); module:$counters"
 }
 fixed_run fixed "${RESP_PRIO:-40}"
 fixed_run fixed80 80
