@@ -48,6 +48,25 @@ struct rtx_ctx {
 	int hop;		/* the hop the current stretch leads to */
 };
 
+/* Is s nothing but a task's priority: "", " rt N", " nice N", each
+ * maybe followed by " (boosted)"? */
+static int prio_suffix(const char *s)
+{
+	if (!strncmp(s, " rt ", 4))
+		s += 4;
+	else if (!strncmp(s, " nice ", 6))
+		s += 6;
+	else
+		return !*s || !strcmp(s, " (boosted)");
+	if (*s == '-')
+		s++;
+	if (*s < '0' || *s > '9')
+		return 0;
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return !*s || !strcmp(s, " (boosted)");
+}
+
 static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
 		     int cpu, uint64_t ns)
 {
@@ -65,8 +84,12 @@ static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
 	for (i = 0; i < r->nparts; i++) {
 		struct rtx_part *p = &r->parts[i];
 
-		if (p->cat != cat || p->cpu != cpu || strncmp(p->who, who, key) ||
-		    (p->who[key] && p->who[key] != ' '))
+		if (p->cat != cat || p->cpu != cpu)
+			continue;
+		/* the same task (its priority aside), or the same words */
+		if (strcmp(p->who, who) &&
+		    (strncmp(p->who, who, key) || !prio_suffix(p->who + key) ||
+		     !prio_suffix(who + key)))
 			continue;
 		p->ns += ns;
 		if (strcmp(p->who, who) && !strstr(p->who, " (boosted)") &&
@@ -334,6 +357,45 @@ static const struct fts_event *next_waking(const struct fts_trace *t, size_t i,
 	return NULL;
 }
 
+/*
+ * Priority inheritance: did the waker wk->cur run boosted while the task
+ * was blocked, from from to the waking? Its switches then show a higher
+ * priority (a lower kernel prio) than at its first switch after the
+ * waking (an rt_mutex owner gives the boost back when it unlocks).
+ * Returns the boosted kernel prio, or -1.
+ */
+static int waker_boost(const struct fts_trace *t, uint64_t from,
+		       const struct fts_event *wk)
+{
+	uint32_t pid = wk->cur.pid;
+	int during = -1, after = -1;
+	size_t i;
+
+	if (!pid)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		const struct fts_event *e = &t->ev[i];
+		int p;
+
+		if (e->type != FTS_SWITCH || e->ts < from)
+			continue;
+		if (e->a.pid == pid)
+			p = e->a.prio;
+		else if (e->b.pid == pid)
+			p = e->b.prio;
+		else
+			continue;
+		if (e->ts <= wk->ts) {
+			if (p >= 0 && (during < 0 || p < during))
+				during = p;
+		} else {
+			after = p;
+			break;
+		}
+	}
+	return during >= 0 && during < 100 && after > during ? during : -1;
+}
+
 static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 			  uint32_t pid, size_t i, uint64_t from, uint64_t to)
 {
@@ -354,9 +416,14 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 		task_name(who, sizeof(who), &s->self);
 		wk = next_waking(x->t, i, to, pid);
 		if (wk) {
+			int boost = waker_boost(x->t, from, wk);
+
 			task_name(w, sizeof(w), &wk->cur);
 			snprintf(who + strlen(who), sizeof(who) - strlen(who),
 				 " %s, woken by %s", s->blocked, w);
+			if (boost >= 0)
+				snprintf(who + strlen(who), sizeof(who) - strlen(who),
+					 " (boosted to rt %d)", 99 - boost);
 		} else {
 			snprintf(who + strlen(who), sizeof(who) - strlen(who),
 				 " %s", s->blocked);

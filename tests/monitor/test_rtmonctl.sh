@@ -221,6 +221,25 @@ then
 else
 	fail explain/rt-softirq-preempted "$(head -c 400 err.txt)"
 fi
+# ---- explain behind a priority-inheritance mutex (data/explain-pi, the
+# guest test explain-pi on 6.1 PREEMPT_RT): pi-waiter (FIFO 50) blocked on
+# the mutex pi-owner (SCHED_OTHER) held; the owner ran boosted to rt 50
+E3=$here/data/explain-pi
+if "$R" --json explain --record "$E3/record.json" --snapshot "$E3/snapshot.txt" >ex3.json 2>err.txt &&
+	python3 - ex3.json <<'PY' 2>>err.txt
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["seq"] == 15 and d["sum_ns"] == d["latency_ns"] == 2448700 and not d["partial"], d
+top = d["parts"][0]
+assert top["category"] == "blocked" and top["ns"] == 1905000, top
+assert top["who"] == "pi-waiter[174] rt 50 S, woken by pi-owner[175] (boosted to rt 50)", top
+assert d["culprit"].startswith("78% (1905.000 us) blocked: pi-waiter[174]"), d["culprit"]
+PY
+then
+	pass "explain/pi-boost (blocked 1905.000 us, woken by pi-owner[175], boosted to rt 50)"
+else
+	fail explain/pi-boost "$(head -c 400 err.txt) $(head -c 300 ex3.json)"
+fi
 # a snapshot cut short, one from another boot (no overlap), garbage: partial, never a made-up culprit
 head -c 60000 "$E/snapshot.txt" >cut.txt
 sed -E 's/ ([0-9]+)\.([0-9]{6}):/ 9\1.\2:/' "$E/snapshot.txt" >otherboot.txt
