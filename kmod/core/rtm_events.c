@@ -773,6 +773,11 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 		return;
 	pc = &c->cpus[cpu];
 	sb = rtm_slot_take(&pc->task_cur);
+	if (!sb && !(rtm_ld32(&c->handoff_used) | rtm_ld32(&c->tg.handoff_irq))) {
+		/* untracked task, no hand-off possible: the common case */
+		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
+		return;
+	}
 	if (rtm_unlikely(!sb || rtm_br(c, sb)->pid != pid ||
 			 rtm_branch_done(c, sb))) {
 		sb = rtm_work_untraced(c, cpu, ts, sb, pid, tgid, cookie, comm);

@@ -189,6 +189,9 @@ struct rtm_targets {
 	rtm_a32 seq;
 	rtm_a32 misses_only;		/* bit per RTM_TGT_MISSES_ONLY target,
 					 * one word for the emit path */
+	rtm_a32 handoff_irq;		/* bit per work_end target naming an
+					 * IRQ by number (rtm_handoff.c): a
+					 * hint for work_begin with no chain */
 	struct rtm_tset master;		/* writer's copy */
 	struct rtm_tset copy[2];
 	rtm_a64 bloom_broad;		/* comm filter of the task targets of

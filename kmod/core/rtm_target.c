@@ -17,6 +17,7 @@ void rtm_targets_init(struct rtm_core *c)
 	memcpy(&c->tg.copy[1], &c->tg.master, sizeof(c->tg.master));
 	rtm_st32(&c->tg.seq, 0);
 	rtm_st32(&c->tg.misses_only, 0);
+	rtm_st32(&c->tg.handoff_irq, 0);
 }
 
 static void rtm_targets_publish(struct rtm_core *c)
@@ -24,7 +25,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
 	u64 broad = 0;
-	u32 i, misses_only = 0;
+	u32 i, misses_only = 0, handoff_irq = 0;
 
 	m->active = 0;
 	m->irqonly = 0;
@@ -42,6 +43,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 			misses_only |= 1u << i;
 		if (t->has_task) {
 			m->end_mask[t->end] |= 1u << i;
+			if (t->end == RTM_END_WORK_END && t->src == RTM_SRC_IRQ)
+				handoff_irq |= 1u << i;
 			if (t->comm[0] | t->comm[1])
 				m->bloom[t->end] |= rtm_comm_bit(t->comm);
 			else
@@ -62,6 +65,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 	rtm_st64(&c->tg.bloom_broad, broad);
 	/* before the copies: a record of a new target finds its bit */
 	rtm_st32(&c->tg.misses_only, misses_only);
+	rtm_st32(&c->tg.handoff_irq, handoff_irq);
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[1] */
 	memcpy(&c->tg.copy[0], m, sizeof(*m));
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[0] */
