@@ -61,20 +61,6 @@ static u32 rtm_handoff_mask(const struct rtm_tset *t, u32 kind, u64 source)
 	return out;
 }
 
-/* Some work_end target names an IRQ by number. */
-static bool rtm_handoff_any(const struct rtm_tset *t)
-{
-	u32 mask = t->end_mask[RTM_END_WORK_END], i;
-
-	while (mask) {
-		i = rtm_ctz32(mask);
-		mask &= mask - 1;
-		if (t->t[i].src == RTM_SRC_IRQ)
-			return true;
-	}
-	return false;
-}
-
 /* Start of the chain of a branch not owned (a hint), ~0 if none. */
 static u64 rtm_handoff_start(struct rtm_core *c, u32 b)
 {
@@ -256,13 +242,13 @@ bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 	u32 seq, i;
 	bool want;
 
-	if (!comm)
+	/* some work_end target names an IRQ by number (tg.handoff_irq) */
+	if (!comm || !rtm_ld32(&c->tg.handoff_irq))
 		return false;
 	rtm_comm_load(wcomm, comm);
 	do {
 		t = rtm_tset_begin(c, &seq);
-		want = rtm_target_maybe(t, RTM_END_WORK_END, wcomm) &&
-		       rtm_handoff_any(t);
+		want = rtm_target_maybe(t, RTM_END_WORK_END, wcomm);
 	} while (rtm_tset_retry(c, seq));
 	if (!want)
 		return false;
