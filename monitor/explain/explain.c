@@ -215,6 +215,22 @@ static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
 }
 
 /*
+ * s: what cpu was doing at ts (events up to ts applied). Returns the index
+ * of the first event after ts.
+ */
+static size_t cpu_state_at(const struct fts_trace *t, int cpu, uint64_t ts,
+			   struct cpu_state *s)
+{
+	size_t i;
+
+	*s = (struct cpu_state){ .irq = -1, .vec = -1 };
+	for (i = 0; i < t->n && t->ev[i].ts <= ts; i++)
+		if (t->ev[i].cpu == cpu)
+			cpu_state_apply(s, &t->ev[i]);
+	return i;
+}
+
+/*
  * Attribute [a, b) on cpu: hard IRQ and softirq time as interference,
  * the rest to the task running: cat_self when it is pid, else cat_other.
  * With self_label, pid is the task running the chain's own softirq: its
@@ -225,7 +241,7 @@ static void cpu_split_as(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
 			 enum rtx_cat cat_other, const char *self_label)
 {
 	const struct fts_trace *t = x->t;
-	struct cpu_state s = { .irq = -1, .vec = -1 };
+	struct cpu_state s;
 	uint64_t from = a;
 	char who[128];
 	size_t i;
@@ -233,9 +249,7 @@ static void cpu_split_as(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
 	if (b <= a)
 		return;
 	/* the state at a; a cpu not switched before a runs the first prev */
-	for (i = 0; i < t->n && t->ev[i].ts <= a; i++)
-		if (t->ev[i].cpu == cpu)
-			cpu_state_apply(&s, &t->ev[i]);
+	i = cpu_state_at(t, cpu, a, &s);
 	if (!s.known) {
 		size_t j;
 
@@ -288,12 +302,9 @@ static void cpu_split(struct rtx_ctx *x, int cpu, uint64_t a, uint64_t b,
 static int cpu_task_at(const struct fts_trace *t, int cpu, uint64_t ts,
 		       uint32_t *pid)
 {
-	struct cpu_state s = { .irq = -1, .vec = -1 };
-	size_t i;
+	struct cpu_state s;
 
-	for (i = 0; i < t->n && t->ev[i].ts <= ts; i++)
-		if (t->ev[i].cpu == cpu)
-			cpu_state_apply(&s, &t->ev[i]);
+	cpu_state_at(t, cpu, ts, &s);
 	if (s.vec >= 0) {
 		*pid = s.vec_pid;
 		return 1;
