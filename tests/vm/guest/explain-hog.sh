@@ -18,37 +18,18 @@
 # snapshot left for the bursts.)
 # timeout: 300
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
+. "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
 
-RTMOND=$RTMON_TOP/build/monitor/rtmond
-[ -x "$RTMOND" ] || fail "rtmond not built"
 command -v cyclictest >/dev/null || fail "cyclictest (rt-tests) not installed"
-out=/tmp/explain-hog
-rm -rf $out
-pid=
 hog=
 sender=
-cleanup() {
-	set +e
+explain_stop_extra() {
 	[ -n "$hog" ] && kill $hog 2>/dev/null
 	[ -n "$sender" ] && kill $sender 2>/dev/null
-	[ -n "$pid" ] && kill $pid 2>/dev/null && wait $pid 2>/dev/null
-	mkdir -p $T/out && cp $out/misses.jsonl $T/out/ 2>/dev/null
-	rtmon_cleanup
 }
-trap cleanup EXIT
 rtmon_load
-cat >$T/rtmon.conf <<CONF
-targets = ( { name = "ct"; comm = "cyclictest"; source = "timer";
-	      end = "switch_in"; deadline = "2ms"; } );
-snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 1024;
-	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
-metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
-realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
-CONF
-"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
-pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "running" $T/rtmond.log && break; sleep 0.1; done
-grep -q "running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
+explain_rtmond_start /tmp/explain-hog '{ name = "ct"; comm = "cyclictest"; source = "timer";
+	      end = "switch_in"; deadline = "2ms"; }'
 
 # the hog writes its burst windows (CLOCK_MONOTONIC ns, as the records)
 # (ready file: cyclictest starts once the interpreter is up). Each burst
@@ -89,31 +70,15 @@ for _ in range(6):
     time.sleep(0.35)
 ' &
 sender=$!
-# 2 ms period for 3 s: the bursts (0.5 s after ready, then 8 x ~0.1 s)
+# 2 ms period for 3 s: the bursts (0.5 s after ready, then 6 x ~0.35 s)
 cyclictest -q -t1 -p 50 -a 1 -i 2000 -l 1500 -m >$T/cyclictest.txt 2>&1 || fail "cyclictest failed"
 wait $hog
 wait $sender || fail "the frame sender failed"
 sender=
 hog_pid=$hog
 hog=
-sleep 1
-kill $pid
-wait $pid || fail "rtmond exit status $?"
-pid=
-
-RTMONCTL=$RTMON_TOP/build/monitor/rtmonctl
-[ -s $out/misses.jsonl ] || fail "no misses under the hog"
-n=0
-: >$T/explained.jsonl
-while read -r seq; do
-	$RTMONCTL explain "$seq" --dir $out --json >>$T/explained.jsonl 2>>$T/explain.err && n=$((n + 1))
-done < <(python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    m = json.loads(l)
-    if (m.get("snapshot") or {}).get("ftrace"):
-        print(m["seq"])' $out/misses.jsonl)
-[ $n -gt 0 ] || fail "no miss with an ftrace snapshot was explained: $(cat $T/explain.err)"
+explain_rtmond_stop
+explain_misses "under the hog"
 $RTMONCTL misses --dir $out >$T/misses.txt || fail "rtmonctl misses failed"
 grep -q "culprit: " $T/misses.txt || fail "rtmonctl misses shows no culprit: $(head -n 5 $T/misses.txt)"
 if $RTMONCTL explain 999999 --dir $out >$T/unknown.out 2>&1; then

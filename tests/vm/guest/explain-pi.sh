@@ -16,54 +16,17 @@
 # a source delay, rightly.)
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
+. "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
 
-RTMOND=$RTMON_TOP/build/monitor/rtmond
-RTMONCTL=$RTMON_TOP/build/monitor/rtmonctl
-PI=$RTMON_TOP/build/apps/pi_test
-[ -x "$RTMOND" ] || fail "rtmond not built"
+PI=$APPS/pi_test
 [ -x "$PI" ] || fail "pi_test not built (make -C tests/apps)"
-out=/tmp/explain-pi
-rm -rf $out
-pid=
-cleanup() {
-	set +e
-	[ -n "$pid" ] && kill $pid 2>/dev/null && wait $pid 2>/dev/null
-	mkdir -p $T/out && cp $out/misses.jsonl $T/out/ 2>/dev/null
-	rtmon_cleanup
-}
-trap cleanup EXIT
 rtmon_load
-cat >$T/rtmon.conf <<CONF
-targets = ( { name = "pi"; comm = "pi-waiter"; source = "timer";
-	      end = "work_end"; deadline = "1ms"; } );
-snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 1024;
-	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
-metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
-realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
-CONF
-"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
-pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "running" $T/rtmond.log && break; sleep 0.1; done
-grep -q "running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
+explain_rtmond_start /tmp/explain-pi '{ name = "pi"; comm = "pi-waiter"; source = "timer";
+	      end = "work_end"; deadline = "1ms"; }'
 
 "$PI" -n 12 -i 250000 -H 4000 -p 50 -c 1 >$T/pi.jsonl 2>$T/pi.err || fail "pi_test failed: $(cat $T/pi.err)"
-sleep 1
-kill $pid
-wait $pid || fail "rtmond exit status $?"
-pid=
-
-[ -s $out/misses.jsonl ] || fail "no misses behind the mutex"
-n=0
-: >$T/explained.jsonl
-while read -r seq; do
-	$RTMONCTL explain "$seq" --dir $out --json >>$T/explained.jsonl 2>>$T/explain.err && n=$((n + 1))
-done < <(python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    m = json.loads(l)
-    if (m.get("snapshot") or {}).get("ftrace"):
-        print(m["seq"])' $out/misses.jsonl)
-[ $n -gt 0 ] || fail "no miss with an ftrace snapshot was explained: $(cat $T/explain.err)"
+explain_rtmond_stop
+explain_misses "behind the mutex"
 
 python3 - $out/misses.jsonl $T/explained.jsonl $T/pi.jsonl $T <<'PY'
 import json, re, sys

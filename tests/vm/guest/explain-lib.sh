@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# Helpers of the explain guest tests (explain-hog, explain-pi; sourced
+# after lib.sh): rtmond following one target with an ftrace snapshot per
+# miss, stopped, then every miss that has a snapshot explained by
+# 'rtmonctl explain SEQ --json'. A test's own background tasks are
+# stopped on exit by its explain_stop_extra, if it defines one.
+RTMOND=$RTMON_TOP/build/monitor/rtmond
+[ -x "$RTMOND" ] || fail "rtmond not built"
+out=
+pid=
+explain_cleanup() {
+	set +e
+	declare -F explain_stop_extra >/dev/null && explain_stop_extra
+	[ -n "$pid" ] && kill $pid 2>/dev/null && wait $pid 2>/dev/null
+	mkdir -p $T/out && cp $out/misses.jsonl $T/out/ 2>/dev/null
+	rtmon_cleanup
+}
+trap explain_cleanup EXIT
+
+# explain_rtmond_start OUT TARGET: rtmond following TARGET (one libconfig
+# target entry), its misses and their snapshots in OUT (emptied first)
+explain_rtmond_start() {
+	local i
+	out=$1
+	rm -rf $out
+	cat >$T/rtmon.conf <<CONF
+targets = ( $2 );
+snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 1024;
+	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
+metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
+realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
+CONF
+	"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do grep -q "running" $T/rtmond.log && break; sleep 0.1; done
+	grep -q "running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
+}
+
+# explain_rtmond_stop: a second for the last snapshots, then SIGTERM
+explain_rtmond_stop() {
+	sleep 1
+	kill $pid
+	wait $pid || fail "rtmond exit status $?"
+	pid=
+}
+
+# explain_misses WHY: every miss with an ftrace snapshot explained into
+# $T/explained.jsonl (at least one; WHY names the misses expected)
+explain_misses() {
+	local n=0 seq
+	[ -s $out/misses.jsonl ] || fail "no misses $1"
+	: >$T/explained.jsonl
+	while read -r seq; do
+		$RTMONCTL explain "$seq" --dir $out --json >>$T/explained.jsonl 2>>$T/explain.err &&
+			n=$((n + 1))
+	done < <(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    if (m.get("snapshot") or {}).get("ftrace"):
+        print(m["seq"])' $out/misses.jsonl)
+	[ $n -gt 0 ] || fail "no miss with an ftrace snapshot was explained: $(cat $T/explain.err)"
+}
