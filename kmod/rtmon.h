@@ -40,6 +40,7 @@ void rtmon_probes_unregister(void);
 const char *rtmon_probe_name(enum rtmon_probe_id id);
 bool rtmon_probe_registered(enum rtmon_probe_id id);
 u64 rtmon_probe_hits(enum rtmon_probe_id id);
+int rtmon_timer_kinds_known(char *buf, size_t len);
 
 /* rtmon_tracker.c: the core instance and what surrounds it */
 #define RTMON_HIST_BUCKETS	32	/* log2 of latency in us: [0,1) [1,2) [2,4) ... */

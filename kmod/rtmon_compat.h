@@ -25,6 +25,9 @@
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
 #include <linux/interrupt.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/sched/signal.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 15, 0)
 #error "rtmon needs Linux 5.15 or later"
@@ -154,6 +157,50 @@ static inline u64 rtmon_hrtimer_expiry_mono(struct hrtimer *timer)
  * v6.12 at least; v6.13 renamed it hrtimer_setup_sleeper_on_stack().
  */
 typedef enum hrtimer_restart (*rtmon_hrtimer_fn)(struct hrtimer *);
+
+/*
+ * The callback of every process's ITIMER_REAL timer (setitimer, alarm):
+ * copy_signal() sets it in each new signal_struct, so the module's
+ * loader has it too.
+ */
+static inline rtmon_hrtimer_fn rtmon_hrtimer_itimer_fn(void)
+{
+	return current->signal->real_timer.function;
+}
+
+/*
+ * Static kernel functions by name: the other timer callbacks rtmon tells
+ * apart (timerfd_tmrproc, posix_timer_fn, timerlat_irq). kallsyms_lookup_name()
+ * is not exported since v5.7; like lttng-modules (wrapper/kallsyms.c),
+ * learn its address from a kprobe once. The kprobe's address may lie past
+ * the function's landing pad (ENDBR64 with X86_KERNEL_IBT, v5.18+), and an
+ * indirect call must land on the pad: step back by the offset kallsyms
+ * gives for that address. NULL without kprobes.
+ */
+typedef unsigned long (*rtmon_kallsyms_fn)(const char *name);
+
+static inline rtmon_kallsyms_fn rtmon_kallsyms_lookup_fn(void)
+{
+#ifdef CONFIG_KPROBES
+	static const char name[] = "kallsyms_lookup_name";
+	struct kprobe kp = { .symbol_name = name };
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long addr, off;
+
+	if (register_kprobe(&kp))
+		return NULL;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	/* "kallsyms_lookup_name+0x4/0x60" */
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, sizeof(name) - 1) || buf[sizeof(name) - 1] != '+' ||
+	    sscanf(buf + sizeof(name), "%lx", &off) != 1 || off > 16)
+		return NULL;
+	return (rtmon_kallsyms_fn)(addr - off);
+#else
+	return NULL;
+#endif
+}
 
 static inline rtmon_hrtimer_fn rtmon_hrtimer_sleeper_fn(void)
 {

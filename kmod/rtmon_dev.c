@@ -186,6 +186,10 @@ static int rtmon_check_target(const struct rtmon_target *t)
 	for (i = 0; i < ARRAY_SIZE(t->reserved); i++)
 		if (t->reserved[i])
 			return -EINVAL;
+	if (t->pad || (t->timers & ~RTM_TIMERS_ALL) ||
+	    (t->timers && t->src != RTMON_SRC_ANY &&
+	     t->src != RTMON_SRC_TIMER))
+		return -EINVAL;
 	if (t->pid > PID_MAX_LIMIT || t->tgid > PID_MAX_LIMIT)
 		return -EINVAL;
 	/* an hour is past any real-time deadline; beyond is a unit mistake */

@@ -24,8 +24,54 @@
 
 DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
 
-/* Address of hrtimer_wakeup(), the function of every sleeper timer. */
-static rtmon_hrtimer_fn rtmon_sleeper_fn;
+/*
+ * The hrtimer callbacks whose kind a target may choose (RTM_TIMER_*):
+ * hrtimer_wakeup() of every sleeper, and the others found by name (NULL
+ * where this kernel has none: their timers count as "other").
+ */
+static struct {
+	rtmon_hrtimer_fn sleeper, timerfd, posix, itimer, timerlat;
+} rtmon_timer_fns;
+
+static inline u32 rtmon_timer_kind(const struct hrtimer *timer)
+{
+	rtmon_hrtimer_fn fn = timer->function;
+
+	if (fn == rtmon_timer_fns.sleeper)
+		return RTM_TIMER_SLEEPER;
+	if (fn == rtmon_timer_fns.timerfd)
+		return RTM_TIMER_TIMERFD;
+	if (fn == rtmon_timer_fns.posix || fn == rtmon_timer_fns.itimer)
+		return RTM_TIMER_POSIX;
+	if (fn == rtmon_timer_fns.timerlat)
+		return RTM_TIMER_TIMERLAT;
+	return RTM_TIMER_OTHER;
+}
+
+/* Which timer kinds this kernel lets rtmon tell apart, for the status. */
+int rtmon_timer_kinds_known(char *buf, size_t len)
+{
+	return scnprintf(buf, len, "sleeper%s%s%s",
+			 rtmon_timer_fns.timerfd ? " timerfd" : "",
+			 rtmon_timer_fns.posix ? " posix" : "",
+			 rtmon_timer_fns.timerlat ? " timerlat" : "");
+}
+
+static void rtmon_timer_fns_find(void)
+{
+	rtmon_kallsyms_fn lookup = rtmon_kallsyms_lookup_fn();
+
+	rtmon_timer_fns.sleeper = rtmon_hrtimer_sleeper_fn();
+	rtmon_timer_fns.itimer = rtmon_hrtimer_itimer_fn();
+	if (!lookup) {
+		pr_warn("rtmon: no kallsyms lookup (kprobes): timerfd, POSIX timer and timerlat chains count as \"other\" timers\n");
+		return;
+	}
+	rtmon_timer_fns.timerfd = (rtmon_hrtimer_fn)lookup("timerfd_tmrproc");
+	rtmon_timer_fns.posix = (rtmon_hrtimer_fn)lookup("posix_timer_fn");
+	/* CONFIG_TIMERLAT_TRACER only */
+	rtmon_timer_fns.timerlat = (rtmon_hrtimer_fn)lookup("timerlat_irq");
+}
 
 static inline void rtmon_count(enum rtmon_probe_id id)
 {
@@ -51,7 +97,7 @@ static inline u64 rtmon_timer_id(struct hrtimer *timer)
 {
 	struct task_struct *t;
 
-	if (timer->function != rtmon_sleeper_fn)
+	if (timer->function != rtmon_timer_fns.sleeper)
 		return 0;
 	t = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
 	return t ? t->pid : 0;
@@ -150,18 +196,16 @@ static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 	u64 ts, expires;
-	int sleeper;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_ENTRY);
 	if (!c)
 		return;
 	ts = rtmon_now();
-	sleeper = timer->function == rtmon_sleeper_fn;
 	expires = rtmon_hrtimer_expiry_mono(timer);
 	/* hard IRQ, or the timer softirq (ktimers on RT: SCHED_OTHER sleepers) */
 	rtm_ev_timer_entry(c, smp_processor_id(), ts, rtmon_timer_id(timer),
-			   expires, sleeper, rtmon_ctx());
+			   expires, rtmon_timer_kind(timer), rtmon_ctx());
 }
 
 static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
@@ -295,7 +339,7 @@ int rtmon_probes_register(void)
 	int i, ret;
 
 	rtmon_check_probe_types();
-	rtmon_sleeper_fn = rtmon_hrtimer_sleeper_fn();
+	rtmon_timer_fns_find();
 	for (i = 0; i < RTMON_NR_PROBES; i++)
 		rtmon_probes[i].tp = NULL;
 	for_each_kernel_tracepoint(rtmon_find_tracepoint, NULL);

@@ -24,6 +24,29 @@ static const char *const rtmon_end_names[] = {
 	[RTMON_END_WORK_END] = "work_end",
 };
 
+static const char *const rtmon_timer_names[RTM_TIMER_NR] = {
+	[RTM_TIMER_SLEEPER] = "sleeper",
+	[RTM_TIMER_TIMERFD] = "timerfd",
+	[RTM_TIMER_POSIX] = "posix",
+	[RTM_TIMER_TIMERLAT] = "timerlat",
+	[RTM_TIMER_OTHER] = "other",
+};
+
+/* " (timerfd,posix)": the timer kinds a target chose */
+static void rtmon_show_timer_kinds(struct seq_file *m, u32 timers)
+{
+	const char *sep = " (";
+	int k;
+
+	for (k = 1; k < RTM_TIMER_NR; k++) {
+		if (!(timers & RTMON_TIMER_BIT(k)))
+			continue;
+		seq_printf(m, "%s%s", sep, rtmon_timer_names[k]);
+		sep = ",";
+	}
+	seq_putc(m, ')');
+}
+
 static void rtmon_show_source(struct seq_file *m, const struct rtmon_target *t)
 {
 	switch (t->src) {
@@ -42,6 +65,8 @@ static void rtmon_show_source(struct seq_file *m, const struct rtmon_target *t)
 	default:
 		seq_puts(m, "any irq or timer");
 	}
+	if (t->timers)
+		rtmon_show_timer_kinds(m, t->timers);
 }
 
 /* "[lo, hi) us  count  bar" lines for the non-empty range of buckets */
@@ -118,6 +143,7 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 	struct rtmon_counters *c;
 	struct rtmon_tick_info tk;
 	struct rtm_params p;
+	char kinds[64];
 	int i;
 
 	rtmon_tracker_params(&p);
@@ -128,6 +154,8 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 		   rtmon_tracker_running() ? "tracking" : "stopped");
 	seq_printf(m, "pools: chains %u branches %u hops/chain %u ring %u records/cpu x %u cpus\n",
 		   p.nchains, p.nbranches, p.chain_hops, p.ring_slots, p.ncpus);
+	rtmon_timer_kinds_known(kinds, sizeof(kinds));
+	seq_printf(m, "timer kinds told apart: %s\n", kinds);
 	rtmon_tick_info(&tk);
 	seq_printf(m, "tick: every %u ms, %lu done, last_ns %lu worst_ns %lu worst_batch_ns %lu yields %lu (batches of %u, preemptible between)\n",
 		   tk.period_ms, tk.count, tk.last_ns, tk.worst_ns,

@@ -173,6 +173,7 @@ static int rtmon_spec_of(const struct rtmon_target *t,
 	s->tgid = t->tgid;
 	s->end = t->end;
 	s->deadline_ns = t->deadline_ns;
+	s->timers = t->timers;
 	if (t->flags & RTMON_TF_MISSES_ONLY)
 		s->flags |= RTM_TGT_MISSES_ONLY;
 	switch (t->src) {

@@ -190,7 +190,7 @@ void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 {
 	u32 old = rtm_xchg32(slot, b);
 
-	if (rtm_unlikely(old))
+	if (rtm_unlikely(rtm_slot_branch(old)))
 		rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
 }
 
@@ -337,7 +337,10 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 	rec->cpu = (u16)cpu;
 	rec->path_len = (u16)len;
 	rec->target_id = (u16)target;
-	rec->source = ch->source;
+	/* a timer chain's source carries its kind (rtm_timer_source) */
+	rec->source = (u32)ch->source;
+	rec->timer_kind = ch->kind == RTM_KIND_TIMER ?
+			  (u32)(ch->source >> 32) : 0;
 	rec->start_ns = start;
 	rec->end_ns = end;
 	rec->latency_ns = end > start ? end - start : 0;
@@ -349,7 +352,6 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 	else
 		memset(rec->target_comm, 0, RTM_COMM_LEN);
 	rec->chain_hops = nh < c->p.chain_hops ? nh : c->p.chain_hops;
-	rec->reserved = 0;
 	rec->cookie = cookie;
 	/* walk back from the tip; parents strictly decrease to the root 0 */
 	h = tip_hop;

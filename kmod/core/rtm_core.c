@@ -28,7 +28,7 @@ static bool rtm_pow2(u32 x)
 }
 
 struct rtm_layout {
-	size_t cpus, cnt, rings, slots, ovf, chains, branches, cnext, bnext;
+	size_t cpus, cnt, rings, slots, ovf, tpend, chains, branches, cnext, bnext;
 	size_t tasks, cookies, total;
 	u32 stride;
 };
@@ -59,6 +59,8 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	off = RTM_ALIGN(off, 64);
 	l->ovf = off;
 	off += (size_t)p->ncpus * sizeof(struct rtm_ovf);
+	l->tpend = off;
+	off += (size_t)p->ncpus * 2 * sizeof(struct rtm_tpend);
 	l->chains = off;
 	off += (size_t)(p->nchains + 1) * l->stride;
 	l->branches = off;
@@ -104,6 +106,7 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	c->chain_stride = l.stride;
 	c->branches = (struct rtm_branch *)(base + l.branches);
 	c->ovf = (struct rtm_ovf *)(base + l.ovf);
+	c->tpend = (struct rtm_tpend *)(base + l.tpend);
 	for (k = 0; k < p->ncpus; k++)
 		rtm_ring_init(&c->rings[k], (struct rtm_ring_slot *)(base +
 			      l.slots) + (size_t)k * p->ring_slots,
@@ -259,9 +262,12 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 	leaks += c->p.nbranches - rtm_pool_count_free(&c->branch_pool);
 	for (k = 0; k < c->p.ncpus; k++) {
 		pc = &c->cpus[k];
-		leaks += !!rtm_ld32(&pc->hi_cur) + !!rtm_ld32(&pc->hi_timer) +
+		/* a pending timer expiry (RTM_TPEND) holds nothing */
+		leaks += !!rtm_ld32(&pc->hi_cur) +
+			 rtm_slot_branch(rtm_ld32(&pc->hi_timer)) +
 			 !!rtm_ld32(&pc->hi_armed) + !!rtm_ld32(&pc->si_cur) +
-			 !!rtm_ld32(&pc->si_timer) + !!rtm_ld32(&pc->task_cur);
+			 rtm_slot_branch(rtm_ld32(&pc->si_timer)) +
+			 !!rtm_ld32(&pc->task_cur);
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
 			leaks += !!rtm_ld32(&pc->si_pend[i]);
 		leaks += !!rtm_ld32(&c->ovf[k].busy);

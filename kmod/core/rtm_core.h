@@ -54,9 +54,9 @@ struct rtm_params {
 #define RTM_END_NR		3
 
 /* Target source filters */
-#define RTM_SRC_ANY		0	/* any hard IRQ and sleeper timers */
+#define RTM_SRC_ANY		0	/* any hard IRQ and timers (.timers) */
 #define RTM_SRC_IRQ		1	/* hard IRQ number .irq */
-#define RTM_SRC_TIMER		2	/* sleeper hrtimers (hrtimer_wakeup) */
+#define RTM_SRC_TIMER		2	/* hrtimers of the kinds in .timers */
 #define RTM_SRC_IRQ_ANY		3	/* any hard IRQ, no timers */
 
 /*
@@ -75,6 +75,10 @@ struct rtm_target_spec {
 	__u32 end;		/* RTM_END_* */
 	__u32 flags;		/* RTM_TGT_* */
 	__u64 deadline_ns;	/* 0: no deadline */
+	__u32 timers;		/* RTM_SRC_ANY/TIMER: bit (1 << RTM_TIMER_*)
+				 * per timer kind accepted, 0 = all kinds;
+				 * must be 0 for IRQ sources */
+	__u32 pad;
 };
 /*
  * Only the target's misses and TIMEOUT reports are numbered and written;
@@ -173,7 +177,10 @@ void rtm_ev_softirq_entry(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
 void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
 /*
  * hrtimer expiry. ts = handler "now"; expires = programmed expiry (the
- * chain start); sleeper: the timer's function is hrtimer_wakeup.
+ * chain start); tkind: RTM_TIMER_* of the timer's callback. A sleeper's
+ * chain starts here; any other kind's expiry is only remembered on the
+ * cpu, and its chain made at the first wakeup the callback does of a task
+ * a target may want (the tick and timers that wake no one make none).
  * ctx: RTM_CTX_* the handler runs in: RTM_CTX_HARDIRQ for timers expiring
  * in hrtimer_interrupt(), RTM_CTX_SOFTIRQ for timers expiring in the
  * HRTIMER softirq (HRTIMER_MODE_SOFT, and on PREEMPT_RT the timers of
@@ -189,7 +196,7 @@ void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
  * marks the branch stale (a missed exit).
  */
 void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
-			__u64 timer_id, __u64 expires, int sleeper, __u32 ctx);
+			__u64 timer_id, __u64 expires, __u32 tkind, __u32 ctx);
 void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
 		       __u64 timer_id, __u32 ctx);
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */

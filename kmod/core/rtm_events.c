@@ -245,13 +245,20 @@ void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		rtm_task_put_pass(c, cpu, thread_pid, b);
 }
 
+/* The pending expiry of a non-sleeper timer running in ctx on cpu. */
+static inline struct rtm_tpend *rtm_tpend_of(struct rtm_core *c, u32 cpu,
+					     u32 ctx)
+{
+	return &c->tpend[cpu * 2 + (ctx == RTM_CTX_HARDIRQ)];
+}
+
 void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
-			u64 expires, int sleeper, u32 ctx)
+			u64 expires, u32 tkind, u32 ctx)
 {
 	struct rtm_cpu *pc;
-	const struct rtm_tset *t;
+	struct rtm_tpend *tp;
 	rtm_a32 *slot;
-	u32 seq, b, want;
+	u32 b;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
@@ -259,27 +266,57 @@ void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 	slot = rtm_timer_slot(pc, ctx);
 	if (rtm_unlikely(rtm_ld32(slot) | rtm_ld32(&pc->hi_armed))) {
 		b = rtm_slot_take(slot);
-		if (b)
+		if (rtm_slot_branch(b))
 			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 		rtm_disarm(c, cpu, pc);
 	}
-	if (!sleeper)
-		return;
-	do {
-		t = rtm_tset_begin(c, &seq);
-		want = t->timers;
-	} while (rtm_tset_retry(c, seq));
-	if (!want)
+	/* the tick and timers no target wants: one load, no chain */
+	if (!((rtm_ld32(&c->tg.timer_kinds) >> (tkind & 31)) & 1))
 		return;
 	if (expires > ts)
 		expires = ts;
-	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER, timer_id, expires,
+	if (tkind != RTM_TIMER_SLEEPER) {
+		/* a chain only if the callback wakes a task (rtm_tpend_start) */
+		tp = rtm_tpend_of(c, cpu, ctx);
+		tp->expires = expires;
+		tp->ts = ts;
+		tp->kind = tkind;
+		rtm_st32_rel(slot, RTM_TPEND);
+		return;
+	}
+	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
+			    rtm_timer_source(tkind, (u32)timer_id), expires,
 			    RTM_HOP_TIMER, 0);
 	if (!b)
 		return;
 	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
 		    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0, NULL, ts);
 	rtm_slot_replace(c, cpu, slot, b);
+}
+
+/*
+ * The callback of a pending (non-sleeper) timer wakes task pid: its chain
+ * starts now, at the remembered expiry, if a target of a broad source may
+ * want the task (comm filter). 0: not wanted, or no chain free.
+ */
+static rtm_noinline u32 rtm_tpend_start(struct rtm_core *c, u32 cpu, u32 ctx,
+					u32 pid, const char *comm)
+{
+	const struct rtm_tpend *tp = rtm_tpend_of(c, cpu, ctx);
+	u64 cm[2];
+	u32 b;
+
+	rtm_comm_load(cm, comm);
+	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(cm)))
+		return 0;
+	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
+			    rtm_timer_source(tp->kind, pid), tp->expires,
+			    RTM_HOP_TIMER, 0);
+	if (b)
+		rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
+			    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0,
+			    NULL, tp->ts);
+	return b;
 }
 
 void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
@@ -291,10 +328,11 @@ void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	b = rtm_slot_take(rtm_timer_slot(&c->cpus[cpu], ctx));
-	if (!b)
+	if (!rtm_slot_branch(b))
 		return;
 	if (timer_id &&
-	    rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source != timer_id)
+	    (u32)rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source !=
+	    timer_id)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 	else
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
@@ -314,6 +352,11 @@ void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
 	sb = rtm_slot_take(slot);
 	if (!sb)
 		return;
+	if (sb == RTM_TPEND) {
+		/* a non-sleeper timer's callback: chains start at wakeups */
+		rtm_cas32(slot, 0, RTM_TPEND);
+		return;
+	}
 	if (rtm_branch_done(c, sb)) {
 		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
 		return;
@@ -528,6 +571,13 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 	sb = rtm_slot_take(slot);
 	if (!sb)
 		return;
+	if (rtm_unlikely(sb == RTM_TPEND)) {
+		sb = rtm_tpend_start(c, cpu, ctx, pid, comm);
+		if (!sb) {
+			rtm_cas32(slot, 0, RTM_TPEND);
+			return;
+		}
+	}
 	if (ctx == RTM_CTX_TASK && waker_pid && rtm_br(c, sb)->pid != waker_pid) {
 		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
 		return;

@@ -171,6 +171,7 @@ struct rtm_tgt {
 	u32 has_task;
 	u32 has_comm;
 	u32 kinds;		/* bit RTM_KIND_*: chain kinds accepted */
+	u32 tkinds;		/* bit RTM_TIMER_*: timer kinds accepted */
 	u32 flags;		/* RTM_TGT_* */
 };
 
@@ -178,7 +179,7 @@ struct rtm_tset {
 	u32 active;			/* bit per used target */
 	u32 end_mask[RTM_END_NR];	/* task targets per end condition */
 	u32 irqonly;			/* IRQ-only targets */
-	u32 timers;			/* some target accepts sleeper timers */
+	u32 timers;			/* bit RTM_TIMER_* some target accepts */
 	u64 irq_any;			/* some target accepts any irq */
 	u64 bloom[RTM_END_NR];		/* comm filter per end condition */
 	u64 irq_bits[RTM_MAX_IRQ / 64];
@@ -192,6 +193,8 @@ struct rtm_targets {
 	rtm_a32 handoff_irq;		/* bit per work_end target naming an
 					 * IRQ by number (rtm_handoff.c): a
 					 * hint for work_begin with no chain */
+	rtm_a32 timer_kinds;		/* master.timers, one word for the
+					 * hrtimer expiry (a hint) */
 	struct rtm_tset master;		/* writer's copy */
 	struct rtm_tset copy[2];
 	rtm_a64 bloom_broad;		/* comm filter of the task targets of
@@ -304,6 +307,35 @@ struct rtm_cpu {
 	rtm_a32 si_pend[RTM_NR_SOFTIRQ];
 };
 
+/*
+ * hi_timer/si_timer hold RTM_TPEND, not a branch, while the callback of a
+ * non-sleeper timer some target may want runs: its expiry waits in
+ * c->tpend until the callback wakes a task (rtm_events.c).
+ */
+#define RTM_TPEND	0xffffffffu
+
+/* the expiry of a non-sleeper timer whose callback runs, per cpu and ctx */
+struct rtm_tpend {
+	u64 expires;		/* programmed expiry: the chain's start */
+	u64 ts;			/* handler entry */
+	u32 kind;		/* RTM_TIMER_* */
+	u32 pad[3];
+};
+
+_Static_assert(sizeof(struct rtm_tpend) == 32, "rtm_tpend: 2 per 64 bytes");
+
+/* A slot's value names a branch (not empty, not RTM_TPEND). */
+static inline bool rtm_slot_branch(u32 v)
+{
+	return v && v != RTM_TPEND;
+}
+
+/* A timer chain's source: its timer kind above a pid. */
+static inline u64 rtm_timer_source(u32 tkind, u32 pid)
+{
+	return (u64)tkind << 32 | pid;
+}
+
 #define RTM_NSLOTS_CPU	(6 + RTM_NR_SOFTIRQ)
 _Static_assert(sizeof(struct rtm_cpu) == RTM_NSLOTS_CPU * sizeof(rtm_a32),
 	       "struct rtm_cpu: slots only");
@@ -361,6 +393,7 @@ struct rtm_core {
 	void *hook_arg;
 	rtm_notify_fn_t notify;		/* likewise */
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
+	struct rtm_tpend *tpend;	/* 2 per cpu: [0] soft, [1] hard */
 	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
 					 * nothing traced (rtm_handoff.c) */
 	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact

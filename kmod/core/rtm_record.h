@@ -13,13 +13,32 @@
 
 #include <linux/types.h>
 
-#define RTM_REC_VERSION		2	/* 2: cookie */
+#define RTM_REC_VERSION		3	/* 2: cookie; 3: timer_kind */
 #define RTM_REC_MAX_HOPS	16
 #define RTM_COMM_LEN		16
 
 /* record.kind: what started the chain */
 #define RTM_KIND_IRQ		1	/* hard IRQ entry; source = irq number */
-#define RTM_KIND_TIMER		2	/* hrtimer expiry; source = timer id */
+#define RTM_KIND_TIMER		2	/* hrtimer expiry; source = timer id:
+					 * a sleeper's task, else the first
+					 * task its callback woke */
+
+/*
+ * record.timer_kind (timer chains), and bit (1 << kind) of a target's
+ * timers mask: which hrtimer callback started the chain.
+ */
+#define RTM_TIMER_SLEEPER	1	/* hrtimer_wakeup: nanosleep,
+					 * clock_nanosleep, poll/select/epoll
+					 * and futex timeouts */
+#define RTM_TIMER_TIMERFD	2	/* timerfd_tmrproc: timerfd_create() */
+#define RTM_TIMER_POSIX		3	/* posix_timer_fn (timer_create) and
+					 * it_real_fn (setitimer ITIMER_REAL,
+					 * alarm): a signal wakes the thread */
+#define RTM_TIMER_TIMERLAT	4	/* timerlat_irq: the timerlat tracer
+					 * (rtla timerlat) waking its thread */
+#define RTM_TIMER_OTHER		5	/* any other callback that wakes a task */
+#define RTM_TIMER_NR		6
+#define RTM_TIMERS_ALL		0x3e	/* bits of all the kinds above */
 
 /* record.flags */
 #define RTM_REC_F_DEADLINE_MISS	0x0001	/* latency_ns > deadline_ns */
@@ -97,7 +116,7 @@ struct rtm_record {
 	__u32 target_tgid;
 	__u8 target_comm[RTM_COMM_LEN];
 	__u32 chain_hops;		/* hops recorded on the whole chain */
-	__u32 reserved;			/* zero */
+	__u32 timer_kind;		/* RTM_TIMER_* (timer chains), else 0 */
 	__u64 cookie;			/* work cookie (RTM_REC_F_COOKIE), else 0 */
 	struct rtm_rec_hop hops[RTM_REC_MAX_HOPS];
 };

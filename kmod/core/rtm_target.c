@@ -18,6 +18,7 @@ void rtm_targets_init(struct rtm_core *c)
 	rtm_st32(&c->tg.seq, 0);
 	rtm_st32(&c->tg.misses_only, 0);
 	rtm_st32(&c->tg.handoff_irq, 0);
+	rtm_st32(&c->tg.timer_kinds, 0);
 }
 
 static void rtm_targets_publish(struct rtm_core *c)
@@ -56,7 +57,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 		else
 			m->irqonly |= 1u << i;
 		if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_TIMER)
-			m->timers = 1;
+			m->timers |= t->tkinds;
 		if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_IRQ_ANY)
 			m->irq_any = 1;
 		if (t->src == RTM_SRC_IRQ)
@@ -66,10 +67,13 @@ static void rtm_targets_publish(struct rtm_core *c)
 	/* before the copies: a record of a new target finds its bit */
 	rtm_st32(&c->tg.misses_only, misses_only);
 	rtm_st32(&c->tg.handoff_irq, handoff_irq);
+	/* a wider set first: a timer a new target wants is not missed */
+	rtm_st32(&c->tg.timer_kinds, rtm_ld32(&c->tg.timer_kinds) | m->timers);
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[1] */
 	memcpy(&c->tg.copy[0], m, sizeof(*m));
 	rtm_add32(&c->tg.seq, 1);	/* readers now use copy[0] */
 	memcpy(&c->tg.copy[1], m, sizeof(*m));
+	rtm_st32(&c->tg.timer_kinds, m->timers);
 }
 
 int rtm_core_set_target(struct rtm_core *c, u32 id,
@@ -82,6 +86,10 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	    s->end >= RTM_END_NR || (s->flags & ~RTM_TGT_MISSES_ONLY))
 		return -22;
 	if (s->src == RTM_SRC_IRQ && s->irq >= RTM_MAX_IRQ)
+		return -22;
+	/* timer kinds: known ones, and only for sources with timers */
+	if ((s->timers & ~(u32)RTM_TIMERS_ALL) ||
+	    (s->timers && s->src != RTM_SRC_ANY && s->src != RTM_SRC_TIMER))
 		return -22;
 	has_task = s->comm[0] || s->pid || s->tgid;
 	if (!has_task && s->src != RTM_SRC_IRQ && s->src != RTM_SRC_IRQ_ANY)
@@ -101,6 +109,7 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	t->kinds = t->src == RTM_SRC_TIMER ? 1u << RTM_KIND_TIMER :
 		   t->src == RTM_SRC_ANY ? (1u << RTM_KIND_TIMER) |
 		   (1u << RTM_KIND_IRQ) : 1u << RTM_KIND_IRQ;
+	t->tkinds = s->timers ? s->timers : RTM_TIMERS_ALL;
 	rtm_targets_publish(c);
 	return 0;
 }
@@ -114,10 +123,14 @@ int rtm_core_clear_target(struct rtm_core *c, u32 id)
 	return 0;
 }
 
+/* A timer chain's source carries its timer kind (rtm_timer_source). */
 static inline bool rtm_src_ok(const struct rtm_tgt *t, u32 kind, u64 source)
 {
-	return (t->kinds & (1u << kind)) &&
-	       (t->src != RTM_SRC_IRQ || source == t->irq);
+	if (!(t->kinds & (1u << kind)))
+		return false;
+	if (kind == RTM_KIND_TIMER)
+		return (t->tkinds >> ((source >> 32) & 31)) & 1;
+	return t->src != RTM_SRC_IRQ || source == t->irq;
 }
 
 /* First target in mask matching the task and the chain source, or -1. */

@@ -69,9 +69,9 @@ struct rtmon_version {
 #define RTMON_END_WORK_END	2	/* rtmon_work_end() with the chain's cookie */
 
 /* target.src: which events may start a chain for the target */
-#define RTMON_SRC_ANY		0	/* any hard IRQ or sleeper timer */
+#define RTMON_SRC_ANY		0	/* any hard IRQ or timer (target.timers) */
 #define RTMON_SRC_IRQ		1	/* one IRQ: target.irq or target.irq_name */
-#define RTMON_SRC_TIMER		2	/* sleeper hrtimers (nanosleep & co) */
+#define RTMON_SRC_TIMER		2	/* hrtimers of the kinds in target.timers */
 #define RTMON_SRC_IRQ_ANY	3	/* any hard IRQ, no timers */
 
 /* target.flags */
@@ -101,8 +101,20 @@ struct rtmon_target {
 	__u32 tgid;		/* process id, 0 = any */
 	__u64 deadline_ns;	/* 0 = none */
 	char name[RTMON_NAME_LEN];	/* label for status and records */
-	__u64 reserved[4];	/* zero */
+	/*
+	 * RTMON_SRC_ANY/TIMER: bit RTMON_TIMER_BIT(RTM_TIMER_*) per kind of
+	 * hrtimer (rtm_record.h: sleeper, timerfd, posix, timerlat, other)
+	 * whose wakeup of the task may start a chain; 0 = every kind. Must be
+	 * 0 for IRQ sources; unknown bits are -EINVAL. Modules whose
+	 * record_version is 3 or more know it (older ones refuse a nonzero
+	 * value: their reserved field) and fill record.timer_kind.
+	 */
+	__u32 timers;
+	__u32 pad;		/* zero */
+	__u64 reserved[3];	/* zero */
 };
+
+#define RTMON_TIMER_BIT(kind)	(1u << (kind))
 
 /* RTMON_IOC_WORK_BEGIN / WORK_END: mark a chain's work by cookie. */
 struct rtmon_work {

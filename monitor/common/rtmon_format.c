@@ -165,6 +165,10 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		"hops", hops);
 	if (o && (r->flags & RTM_REC_F_COOKIE))
 		json_object_set_new(o, "cookie", json_integer((json_int_t)r->cookie));
+	/* which timer: records of modules before record version 3 have none */
+	if (o && r->kind == RTM_KIND_TIMER && r->timer_kind)
+		json_object_set_new(o, "timer",
+				    json_string(rtmon_timer_name(r->timer_kind)));
 	return o;
 }
 
@@ -187,8 +191,12 @@ void rtmon_record_print(FILE *f, const struct rtm_record *r,
 	unsigned int i;
 
 	rtmon_comm(comm, r->target_comm);
-	fprintf(f, "#%llu %s %llu -> %s[%u] target %s latency %s",
-		r->seq, r->kind == RTM_KIND_TIMER ? "timer" : "irq", r->source,
+	/* "timer:timerfd 345": the timer's kind, and the task it woke */
+	fprintf(f, "#%llu %s%s%s %llu -> %s[%u] target %s latency %s",
+		r->seq, r->kind == RTM_KIND_TIMER ? "timer" : "irq",
+		r->kind == RTM_KIND_TIMER && r->timer_kind ? ":" : "",
+		r->kind == RTM_KIND_TIMER && r->timer_kind ?
+		rtmon_timer_name(r->timer_kind) : "", r->source,
 		comm[0] ? comm : "?", r->target_pid,
 		target_name ? target_name : "-",
 		rtmon_fmt_ns(a, sizeof(a), r->latency_ns));

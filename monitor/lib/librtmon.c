@@ -249,6 +249,72 @@ int rtmon_end_parse(const char *s, uint32_t *end)
 	return -EINVAL;
 }
 
+static const char *const rtmon_timer_names[RTM_TIMER_NR] = {
+	[RTM_TIMER_SLEEPER] = "sleeper",
+	[RTM_TIMER_TIMERFD] = "timerfd",
+	[RTM_TIMER_POSIX] = "posix",
+	[RTM_TIMER_TIMERLAT] = "timerlat",
+	[RTM_TIMER_OTHER] = "other",
+};
+
+const char *rtmon_timer_name(uint32_t kind)
+{
+	return kind && kind < RTM_TIMER_NR ? rtmon_timer_names[kind] : "?";
+}
+
+int rtmon_timers_parse(const char *s, uint32_t *mask)
+{
+	uint32_t m = 0, k;
+	const char *p = s, *e;
+	size_t n;
+
+	if (!*s || !strcmp(s, "any")) {
+		*mask = 0;
+		return 0;
+	}
+	for (;;) {
+		e = strchr(p, ',');
+		n = e ? (size_t)(e - p) : strlen(p);
+		for (k = 1; k < RTM_TIMER_NR; k++)
+			if (strlen(rtmon_timer_names[k]) == n &&
+			    !strncmp(p, rtmon_timer_names[k], n))
+				break;
+		if (k == RTM_TIMER_NR)
+			return -EINVAL;
+		m |= RTMON_TIMER_BIT(k);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+char *rtmon_timers_format(char *buf, size_t len, uint32_t mask)
+{
+	size_t off = 0;
+	uint32_t k;
+	int n;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (!mask) {
+		snprintf(buf, len, "any");
+		return buf;
+	}
+	for (k = 1; k < RTM_TIMER_NR; k++) {
+		if (!(mask & RTMON_TIMER_BIT(k)))
+			continue;
+		n = snprintf(buf + off, len - off, "%s%s", off ? "," : "",
+			     rtmon_timer_names[k]);
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+	}
+	return buf;
+}
+
 const char *rtmon_hop_name(uint32_t type)
 {
 	static const char *const names[] = {

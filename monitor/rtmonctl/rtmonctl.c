@@ -112,12 +112,15 @@ static int want_json(int *argc, char ***argv)
 static json_t *target_json(const struct rtmon_target *t)
 {
 	static const char *const srcs[] = { "any", "irq", "timer", "any_irq" };
+	char timers[64];
 
-	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:I, s:b}",
+	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:I, s:b}",
 		"id", (int)t->id, "name", t->name, "comm", t->comm,
 		"pid", (int)t->pid, "tgid", (int)t->tgid,
 		"source", t->src < 4 ? srcs[t->src] : "?",
 		"irq_name", t->irq_name, "irq", t->irq,
+		"timers", t->src == RTMON_SRC_ANY || t->src == RTMON_SRC_TIMER ?
+			  rtmon_timers_format(timers, sizeof(timers), t->timers) : "",
 		"end", rtmon_end_name(t->end),
 		"deadline_ns", (json_int_t)t->deadline_ns,
 		"misses_only", !!(t->flags & RTMON_TF_MISSES_ONLY));
@@ -138,7 +141,7 @@ static int cmd_targets_list(struct rtmon *r, int json)
 		printf("%-3s %-16s %-16s %-7s %-7s %-14s %-9s %s\n", "id", "name",
 		       "comm", "pid", "tgid", "source", "end", "deadline");
 	for (id = 0; id < v.max_targets; id++) {
-		char src[48], dl[32];
+		char src[96], dl[32], timers[64];
 
 		err = rtmon_target_get(r, id, &t);
 		if (err == -ENOENT)
@@ -152,6 +155,10 @@ static int cmd_targets_list(struct rtmon *r, int json)
 		if (t.src == RTMON_SRC_IRQ)
 			snprintf(src, sizeof(src), "irq %d%s%s", t.irq,
 				 t.irq_name[0] ? " " : "", t.irq_name);
+		else if (t.timers)	/* "timer:timerfd,posix" */
+			snprintf(src, sizeof(src), "%s:%s",
+				 t.src == RTMON_SRC_TIMER ? "timer" : "any",
+				 rtmon_timers_format(timers, sizeof(timers), t.timers));
 		else
 			snprintf(src, sizeof(src), "%s", t.src == RTMON_SRC_TIMER ?
 				 "timer" : t.src == RTMON_SRC_IRQ_ANY ? "any irq" : "any");
@@ -190,12 +197,18 @@ static uint32_t parse_u32(const char *s, const char *what)
 
 static const char targets_add_help[] =
 	"usage: rtmonctl targets add [--name LABEL] [--comm NAME] [--pid PID] [--tgid PID]\n"
-	"                            [--irq NUMBER|NAME | --timer | --any-irq]\n"
+	"                            [--irq NUMBER|NAME | --timer[=KINDS] | --any-irq]\n"
 	"                            [--end switch_in|block|work_end] [--deadline DURATION]\n"
 	"                            [--misses-only] [--json]\n"
-	"Chains start at any IRQ or sleeper timer unless a source is given; they end\n"
-	"where the end condition says (default switch_in). DURATION has a unit:\n"
-	"250us, 1.5ms, 2s.\n";
+	"Chains start at any IRQ or timer unless a source is given; they end where the\n"
+	"end condition says (default switch_in). --timer follows the expiry of any\n"
+	"hrtimer whose callback wakes the task; KINDS narrows it, comma-separated:\n"
+	"  sleeper   nanosleep, clock_nanosleep, poll/select/epoll timeouts\n"
+	"  timerfd   timerfd_create() timers\n"
+	"  posix     timer_create() timers (SIGEV_SIGNAL, SIGEV_THREAD_ID), setitimer\n"
+	"  timerlat  the timerlat tracer's timer (rtla timerlat)\n"
+	"  other     any other kernel timer that wakes the task\n"
+	"DURATION has a unit: 250us, 1.5ms, 2s.\n";
 
 static int cmd_targets_add(int argc, char **argv, int json)
 {
@@ -205,7 +218,7 @@ static int cmd_targets_add(int argc, char **argv, int json)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "tgid", required_argument, NULL, 'g' },
 		{ "irq", required_argument, NULL, 'i' },
-		{ "timer", no_argument, NULL, 'T' },
+		{ "timer", optional_argument, NULL, 'T' },
 		{ "any-irq", no_argument, NULL, 'A' },
 		{ "end", required_argument, NULL, 'e' },
 		{ "deadline", required_argument, NULL, 'd' },
@@ -248,6 +261,9 @@ static int cmd_targets_add(int argc, char **argv, int json)
 			if (t.src != RTMON_SRC_ANY)
 				usage_error("give one source only");
 			t.src = c == 'T' ? RTMON_SRC_TIMER : RTMON_SRC_IRQ_ANY;
+			if (c == 'T' && optarg && rtmon_timers_parse(optarg, &t.timers))
+				usage_error("unknown timer kind in '%s' (sleeper, timerfd, posix, timerlat, other)",
+					    optarg);
 			break;
 		case 'e':
 			if (rtmon_end_parse(optarg, &t.end))
@@ -283,6 +299,13 @@ static int cmd_targets_add(int argc, char **argv, int json)
 		fail(0, "no interrupt handler named '%s' (see /proc/interrupts)", t.irq_name);
 	if (err == -ENOSPC)
 		fail(0, "all target slots are in use");
+	if (err == -EINVAL && t.timers) {
+		struct rtmon_version v;
+
+		if (!rtmon_version(r, &v) && v.record_version < 3)
+			fail(0, "the loaded rtmon module (record version %u) knows no timer kinds: use --timer alone",
+			     v.record_version);
+	}
 	if (err)
 		fail(-err, "adding the target failed");
 	if (json)

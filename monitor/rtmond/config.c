@@ -151,8 +151,8 @@ static int get_dur_member(struct pctx *p, const config_setting_t *g, const char 
 }
 
 static const char *const target_keys[] = {
-	"name", "comm", "pid", "tgid", "source", "irq", "end", "deadline",
-	"misses_only", NULL
+	"name", "comm", "pid", "tgid", "source", "irq", "timers", "end",
+	"deadline", "misses_only", NULL
 };
 
 static int parse_target(struct pctx *p, struct rtmond_config *c,
@@ -162,6 +162,7 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 	struct rtmon_target *t = &tc->t;
 	const config_setting_t *s;
 	char gname[32], key[64], src[16] = "", end[16] = "switch_in";
+	char timers[64] = "";
 	long long v;
 	uint64_t dl = 0;
 	int found, has_src, has_irq = 0, mo = 0;
@@ -235,6 +236,16 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 	if (t->src != RTMON_SRC_IRQ && has_irq)
 		return perr(p, config_setting_get_member(g, "irq"), key,
 			    "irq is only for source = \"irq\"");
+	if (get_str(p, g, gname, "timers", timers, sizeof(timers), &found))
+		return -1;
+	snprintf(key, sizeof(key), "%s.timers", gname);
+	if (found && t->src != RTMON_SRC_ANY && t->src != RTMON_SRC_TIMER)
+		return perr(p, config_setting_get_member(g, "timers"), key,
+			    "timers is only for source = \"timer\" or \"any\"");
+	if (found && rtmon_timers_parse(timers, &t->timers))
+		return perr(p, config_setting_get_member(g, "timers"), key,
+			    "\"%s\": comma-separated kinds of sleeper, timerfd, posix, timerlat, other",
+			    timers);
 	if (get_str(p, g, gname, "end", end, sizeof(end), NULL))
 		return -1;
 	if (rtmon_end_parse(end, &t->end)) {

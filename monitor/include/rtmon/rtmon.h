@@ -114,6 +114,15 @@ const char *rtmon_end_name(uint32_t end);
 int rtmon_end_parse(const char *s, uint32_t *end);
 const char *rtmon_hop_name(uint32_t type);
 const char *rtmon_ctx_name(uint32_t ctx);
+/* Timer kinds (RTM_TIMER_*): "sleeper", "timerfd", "posix", "timerlat", "other". */
+const char *rtmon_timer_name(uint32_t kind);
+/*
+ * "timerfd,posix" -> RTMON_TIMER_BIT() mask in *mask; "" or "any" -> 0
+ * (every kind). -EINVAL on an unknown name (*mask untouched).
+ */
+int rtmon_timers_parse(const char *s, uint32_t *mask);
+/* mask -> "timerfd,posix" ("any" for 0) in buf; returns buf */
+char *rtmon_timers_format(char *buf, size_t len, uint32_t mask);
 
 #ifdef __cplusplus
 }
