@@ -296,21 +296,31 @@ void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 
 /*
  * The callback of a pending (non-sleeper) timer wakes task pid: its chain
- * starts now, at the remembered expiry, if a target of a broad source may
- * want the task (comm filter). 0: not wanted, or no chain free.
+ * starts now, at the remembered expiry, if a task target accepting this
+ * kind of timer matches the task (a timer waking another task that hands
+ * the work on to a target's task is not followed). 0: not wanted, or no
+ * chain free.
  */
 static rtm_noinline u32 rtm_tpend_start(struct rtm_core *c, u32 cpu, u32 ctx,
-					u32 pid, const char *comm)
+					u32 pid, u32 tgid, const char *comm)
 {
 	const struct rtm_tpend *tp = rtm_tpend_of(c, cpu, ctx);
-	u64 cm[2];
-	u32 b;
+	const struct rtm_tset *t;
+	u64 cm[2], src = rtm_timer_source(tp->kind, pid);
+	u32 seq, b;
+	int tid;
 
 	rtm_comm_load(cm, comm);
 	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(cm)))
 		return 0;
-	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
-			    rtm_timer_source(tp->kind, pid), tp->expires,
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = rtm_target_match(t, t->active & ~t->irqonly,
+				       RTM_KIND_TIMER, src, pid, tgid, cm);
+	} while (rtm_tset_retry(c, seq));
+	if (tid < 0)
+		return 0;
+	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER, src, tp->expires,
 			    RTM_HOP_TIMER, 0);
 	if (b)
 		rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
@@ -330,9 +340,10 @@ void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 	b = rtm_slot_take(rtm_timer_slot(&c->cpus[cpu], ctx));
 	if (!rtm_slot_branch(b))
 		return;
+	/* a timer chain's source holds 32 bits of the id (rtm_timer_source) */
 	if (timer_id &&
 	    (u32)rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->source !=
-	    timer_id)
+	    (u32)timer_id)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 	else
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
@@ -572,7 +583,7 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 	if (!sb)
 		return;
 	if (rtm_unlikely(sb == RTM_TPEND)) {
-		sb = rtm_tpend_start(c, cpu, ctx, pid, comm);
+		sb = rtm_tpend_start(c, cpu, ctx, pid, tgid, comm);
 		if (!sb) {
 			rtm_cas32(slot, 0, RTM_TPEND);
 			return;

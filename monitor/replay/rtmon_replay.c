@@ -258,6 +258,55 @@ static void comm_copy(char *dst, const char *src)
 
 /* ---- targets (shared by "target" lines and --target) ---- */
 
+/* Timer kinds (RTM_TIMER_*) by name, and by hrtimer callback in traces. */
+static const char *const timer_kind_names[RTM_TIMER_NR] = {
+	[RTM_TIMER_SLEEPER] = "sleeper",
+	[RTM_TIMER_TIMERFD] = "timerfd",
+	[RTM_TIMER_POSIX] = "posix",
+	[RTM_TIMER_TIMERLAT] = "timerlat",
+	[RTM_TIMER_OTHER] = "other",
+};
+
+static const char *timer_kind_name(unsigned int k)
+{
+	return k && k < RTM_TIMER_NR ? timer_kind_names[k] : "?";
+}
+
+/* 0: unknown name */
+static unsigned int timer_kind_parse(const char *s)
+{
+	unsigned int k;
+
+	for (k = 1; k < RTM_TIMER_NR; k++)
+		if (!strcmp(s, timer_kind_names[k]))
+			return k;
+	return 0;
+}
+
+/* what the module finds by address (kmod/rtmon_probes.c), here by name */
+static unsigned int timer_kind_of_fn(const char *fn)
+{
+	static const struct { const char *fn; unsigned int kind; } fns[] = {
+		{ "hrtimer_wakeup", RTM_TIMER_SLEEPER },
+		{ "timerfd_tmrproc", RTM_TIMER_TIMERFD },
+		{ "posix_timer_fn", RTM_TIMER_POSIX },
+		{ "it_real_fn", RTM_TIMER_POSIX },
+		{ "timerlat_irq", RTM_TIMER_TIMERLAT },
+	};
+	size_t i, n;
+
+	if (!fn)
+		return RTM_TIMER_OTHER;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		n = strlen(fns[i].fn);
+		/* "name", "name now=...", "name/0x0", "name+0x0/0x30" */
+		if (!strncmp(fn, fns[i].fn, n) &&
+		    (!fn[n] || strchr(" \t+/,", fn[n])))
+			return fns[i].kind;
+	}
+	return RTM_TIMER_OTHER;
+}
+
 /* Parses "name=x,end=block,deadline=50us" (sep ',') or kv tokens. */
 static int parse_target(struct kv *kv, int n, __u32 *id, char *err,
 			size_t errlen)
@@ -302,6 +351,25 @@ static int parse_target(struct kv *kv, int n, __u32 *id, char *err,
 				t.irq = (__u32)x;
 			} else {
 				goto bad;
+			}
+		} else if (!strcmp(k, "timers")) {
+			/* kinds joined by '+': ',' separates --target's keys */
+			const char *q = v;
+			char kind[16];
+			size_t n;
+
+			t.timers = 0;
+			while (*q) {
+				n = strcspn(q, "+");
+				if (!n || n >= sizeof(kind))
+					goto bad;
+				memcpy(kind, q, n);
+				kind[n] = 0;
+				x = timer_kind_parse(kind);
+				if (!x)
+					goto bad;
+				t.timers |= 1u << x;
+				q += n + (q[n] == '+');
 			}
 		} else if (!strcmp(k, "end")) {
 			if (!strcmp(v, "switch_in"))
@@ -493,6 +561,8 @@ static void print_record(const struct rtm_record *r)
 		       r->path_len, r->chain_hops);
 		if (r->flags & RTM_REC_F_COOKIE)
 			printf(",\"cookie\":%llu", (unsigned long long)r->cookie);
+		if (r->kind == RTM_KIND_TIMER)
+			printf(",\"timer\":\"%s\"", timer_kind_name(r->timer_kind));
 		printf(",\"hops\":[");
 		for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
 			h = &r->hops[i];
@@ -508,9 +578,10 @@ static void print_record(const struct rtm_record *r)
 		printf("]}\n");
 		return;
 	}
-	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s %llu -> " :
-	       "record #%llu %s 0x%llx -> ", (unsigned long long)r->seq,
+	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s%s %llu -> " :
+	       "record #%llu %s:%s 0x%llx -> ", (unsigned long long)r->seq,
 	       r->kind == RTM_KIND_IRQ ? "irq" : "timer",
+	       r->kind == RTM_KIND_IRQ ? "" : timer_kind_name(r->timer_kind),
 	       (unsigned long long)r->source);
 	if (r->target_id == RTM_TARGET_NONE)
 		printf("target - ");
@@ -737,10 +808,10 @@ static void rtm_line(char *line)
 					    parse_vec(kv_get(kv, m, "vec", true)));
 	} else if (!strcmp(ev, "timer_entry")) {
 		static const char *const ok[] = {
-			"id", "expires", "sleeper", "ctx", NULL
+			"id", "expires", "sleeper", "timer", "ctx", NULL
 		};
 		__u64 exp;
-		__u32 tctx;
+		__u32 tctx, tkind;
 
 		kv_check(kv, m, ok);
 		v = kv_get(kv, m, "ctx", false);
@@ -748,8 +819,19 @@ static void rtm_line(char *line)
 		v = kv_get(kv, m, "expires", true);
 		if (!parse_dur(v, &exp))
 			input_error("bad expires '%s'", v);
+		/* timer=KIND; the older sleeper=0 is any other timer */
+		v = kv_get(kv, m, "timer", false);
+		if (v) {
+			tkind = timer_kind_parse(v);
+			if (!tkind)
+				input_error("unknown timer kind '%s' (sleeper, timerfd, posix, timerlat, other)",
+					    v);
+		} else {
+			tkind = kv_u32(kv, m, "sleeper", false, 1) ?
+				RTM_TIMER_SLEEPER : RTM_TIMER_OTHER;
+		}
 		rtm_ev_timer_entry(core, c, ts, kv_u64(kv, m, "id", true, 0), exp,
-				   kv_u32(kv, m, "sleeper", false, 1) != 0, tctx);
+				   tkind, tctx);
 	} else if (!strcmp(ev, "timer_exit")) {
 		static const char *const ok[] = { "id", "ctx", NULL };
 
@@ -1142,8 +1224,7 @@ static void ftrace_line(char *line)
 			fc->hard++;
 		fc->tsoft = fc->tsoft << 1 | soft;
 		fc->tdepth++;
-		rtm_ev_timer_entry(core, c, ts, x, ts - late,
-				   fn && !strncmp(fn, "hrtimer_wakeup", 14),
+		rtm_ev_timer_entry(core, c, ts, x, ts - late, timer_kind_of_fn(fn),
 				   soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "hrtimer_expire_exit")) {
 		if (!ft_num(q, "hrtimer", 16, &x))

@@ -66,6 +66,9 @@ static void set_target(struct rtm_core *c, unsigned int b1, unsigned int b2)
 	t.deadline_ns = (b2 & 0x80) ? 0 : 50 + (b2 & 0x7f) * 10;
 	if ((b1 & 3) == 3)	/* a quarter of them misses-only */
 		t.flags = RTM_TGT_MISSES_ONLY;
+	/* timer kinds, some unknown or with an IRQ source (refused) */
+	if (b2 & 0x40)
+		t.timers = (b1 ^ b2) & 0x7f;
 	/* may be rejected (-22): that is part of the test */
 	if (rtm_core_set_target(c, (b1 >> 4) & 3, &t) && (b2 & 0x08))
 		rtm_core_clear_target(c, (b1 >> 4) & 3);
@@ -217,8 +220,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 7:
 			/* ctx: task/softirq/hardirq, 3 = out of range */
+			/* timer kinds 0..7: 0, 6, 7 are no kind */
 			rtm_ev_timer_entry(c, cpu, ts, b & 3, ts - (a & 0x1f),
-					   (a >> 7) & 1, (b >> 2) & 3);
+					   (a >> 5) & 7, (b >> 2) & 3);
 			break;
 		case 8:
 			rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3);

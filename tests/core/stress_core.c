@@ -253,15 +253,17 @@ static void *cpu_main(void *arg)
 				      pid, cm, (op & 2) ? (int)(pid % ncpus) : -1);
 			rtm_ev_softirq_exit(core, cpu, now(), v);
 		} else if (op < 45 && (op & 1)) {
-			/* sleeper timer expiring in hard IRQ */
+			/* sleeper (or timerfd) timer expiring in hard IRQ */
 			unsigned long long t = now();
+			unsigned int k = (op & 4) ? RTM_TIMER_TIMERFD :
+						    RTM_TIMER_SLEEPER;
+			unsigned int id = k == RTM_TIMER_SLEEPER ? 0x1000 + cpu : 0;
 
-			rtm_ev_timer_entry(core, cpu, t, 0x1000 + cpu, t - 50, 1,
+			rtm_ev_timer_entry(core, cpu, t, id, t - 50, k,
 					   RTM_CTX_HARDIRQ);
 			rtm_ev_waking(core, cpu, now(), RTM_CTX_HARDIRQ, 0, pid,
 				      pid, cm);
-			rtm_ev_timer_exit(core, cpu, now(), 0x1000 + cpu,
-					  RTM_CTX_HARDIRQ);
+			rtm_ev_timer_exit(core, cpu, now(), id, RTM_CTX_HARDIRQ);
 		} else if (op < 45) {
 			/* soft sleeper timer (HRTIMER softirq / RT ktimers),
 			 * sometimes a hard timer or an IRQ nested in it */

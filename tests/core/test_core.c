@@ -890,6 +890,120 @@ static void t_soft_timer_slot(void)
 	end();
 }
 
+static int timer_target(struct rtm_core *c, unsigned int id, const char *name,
+			unsigned int src, unsigned int timers)
+{
+	struct rtm_target_spec t;
+
+	memset(&t, 0, sizeof(t));
+	comm(t.comm, name);
+	t.src = src;
+	t.end = RTM_END_SWITCH_IN;
+	t.timers = timers;
+	return rtm_core_set_target(c, id, &t);
+}
+
+/*
+ * Timers other than sleepers (timerfd, POSIX, timerlat, ...): no chain at
+ * the expiry, one at the first wakeup of a wanted task by the callback,
+ * starting at the programmed expiry; the kind filter; bad target kinds.
+ */
+static void t_timer_kinds(void)
+{
+	struct rtm_record r;
+	struct rtm_stats s;
+	struct rtm_core *c = mk_default(2);
+	char app[16], other[16];
+
+	begin("timer_kinds");
+	comm(app, "app");
+	comm(other, "other");
+	/* unknown kinds, kinds with an IRQ source: refused */
+	CHECK(timer_target(c, 0, "app", RTM_SRC_TIMER, 1u << RTM_TIMER_NR) == -22);
+	CHECK(timer_target(c, 0, "app", RTM_SRC_TIMER, 1) == -22);
+	CHECK(timer_target(c, 0, "app", RTM_SRC_IRQ_ANY,
+			   1u << RTM_TIMER_TIMERFD) == -22);
+	/* no target wants timers: the tick starts nothing, wakes nothing */
+	rtm_ev_timer_entry(c, 0, 100, 0, 95, RTM_TIMER_OTHER, RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 101, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 0, 102, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_switch(c, 0, 103, 0, 0, 30, 30, app);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
+
+	CHECK(timer_target(c, 0, "app", RTM_SRC_TIMER,
+			   1u << RTM_TIMER_TIMERFD | 1u << RTM_TIMER_POSIX) == 0);
+	/* a wanted kind that wakes no one (or only others): no chain */
+	rtm_ev_timer_entry(c, 0, 200, 0, 190, RTM_TIMER_TIMERFD,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_softirq_raise(c, 0, 201, 3, RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 202, RTM_CTX_HARDIRQ, 0, 31, 31, other);
+	rtm_ev_timer_exit(c, 0, 203, 0, RTM_CTX_HARDIRQ);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 0);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	/* a kind the target does not want: no chain */
+	rtm_ev_timer_entry(c, 0, 300, 0, 290, RTM_TIMER_SLEEPER,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_timer_exit(c, 0, 301, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_timer_entry(c, 0, 310, 0, 305, RTM_TIMER_TIMERLAT,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 311, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 0, 312, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_switch(c, 0, 313, 0, 0, 30, 30, app);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
+	/* a timerfd expiry waking the target (soft, as on PREEMPT_RT) */
+	rtm_ev_timer_entry(c, 1, 1000, 0, 900, RTM_TIMER_TIMERFD,
+			   RTM_CTX_SOFTIRQ);
+	/* a hard IRQ nested in the callback is not its chain */
+	rtm_ev_waking(c, 1, 1005, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_waking(c, 1, 1010, RTM_CTX_SOFTIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 1, 1020, 0, RTM_CTX_SOFTIRQ);
+	/* after the exit, a softirq wakeup is no timer's */
+	rtm_ev_waking(c, 1, 1030, RTM_CTX_SOFTIRQ, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 1100, 0, 0, 30, 30, app);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.kind == RTM_KIND_TIMER && r.timer_kind == RTM_TIMER_TIMERFD);
+	CHECK(r.source == 30 && r.start_ns == 900 && r.latency_ns == 200);
+	CHECK(r.nhops == 4 && r.hops[1].type == RTM_HOP_TIMER_RUN &&
+	      r.hops[1].ts_ns == 1000 && r.hops[1].ctx == RTM_CTX_SOFTIRQ &&
+	      r.hops[2].type == RTM_HOP_WAKING && r.hops[2].ts_ns == 1010);
+	/* a POSIX timer's callback waking another task first, then ours */
+	rtm_ev_timer_entry(c, 0, 2000, 0, 1990, RTM_TIMER_POSIX,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 2001, RTM_CTX_HARDIRQ, 0, 31, 31, other);
+	rtm_ev_waking(c, 0, 2002, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 0, 2003, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_switch(c, 0, 2010, 0, 0, 30, 30, app);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.timer_kind == RTM_TIMER_POSIX && r.source == 30 &&
+	      r.start_ns == 1990);
+	/* every kind (timers 0): a sleeper's chain keeps its task as source */
+	CHECK(timer_target(c, 0, "app", RTM_SRC_ANY, 0) == 0);
+	rtm_ev_timer_entry(c, 0, 3000, 30, 2995, RTM_TIMER_SLEEPER,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 3001, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 0, 3002, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_switch(c, 0, 3010, 0, 0, 30, 30, app);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.timer_kind == RTM_TIMER_SLEEPER && r.source == 30);
+	/* an expiry whose exit never came is forgotten at the next entry */
+	rtm_ev_timer_entry(c, 0, 4000, 0, 3990, RTM_TIMER_OTHER,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_timer_entry(c, 0, 4100, 0, 4090, RTM_TIMER_OTHER,
+			   RTM_CTX_HARDIRQ);
+	rtm_ev_waking(c, 0, 4101, RTM_CTX_HARDIRQ, 0, 30, 30, app);
+	rtm_ev_timer_exit(c, 0, 4102, 0, RTM_CTX_HARDIRQ);
+	rtm_ev_switch(c, 0, 4110, 0, 0, 30, 30, app);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.timer_kind == RTM_TIMER_OTHER && r.start_ns == 4090);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_started == 4 && s.chains_completed == 4);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -909,6 +1023,7 @@ int main(void)
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
 	t_soft_timer_slot();
+	t_timer_kinds();
 	free(mem);
 	return failed;
 }
