@@ -252,46 +252,80 @@ static inline struct rtm_tpend *rtm_tpend_of(struct rtm_core *c, u32 cpu,
 	return &c->tpend[cpu * 2 + (ctx == RTM_CTX_HARDIRQ)];
 }
 
+/* A sleeper's chain starts at its expiry (its task is the timer's). */
+static rtm_noinline void rtm_sleeper_start(struct rtm_core *c, u32 cpu,
+					   rtm_a32 *slot, u64 ts, u64 timer_id,
+					   u64 expires, u32 ctx)
+{
+	u32 b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
+				rtm_timer_source(RTM_TIMER_SLEEPER,
+						 (u32)timer_id),
+				expires, RTM_HOP_TIMER, 0);
+
+	if (!b)
+		return;
+	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
+		    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0, NULL, ts);
+	rtm_slot_replace(c, cpu, slot, b);
+}
+
+static rtm_always_inline void rtm_timer_entry_body(struct rtm_core *c,
+						 u32 cpu, rtm_a32 *slot,
+						 u64 ts, u64 timer_id,
+						 u64 expires, u32 tkind,
+						 u32 ctx)
+{
+	struct rtm_tpend *tp;
+
+	/* the tick and timers no target wants: one load, no chain */
+	if (!((rtm_ld32(&c->tg.timer_kinds) >> (tkind & 31)) & 1))
+		return;
+	if (expires > ts)
+		expires = ts;
+	if (tkind == RTM_TIMER_SLEEPER) {
+		rtm_sleeper_start(c, cpu, slot, ts, timer_id, expires, ctx);
+		return;
+	}
+	/* a chain only if the callback wakes a task (rtm_tpend_start) */
+	tp = rtm_tpend_of(c, cpu, ctx);
+	tp->expires = expires;
+	tp->ts = ts;
+	tp->kind = tkind;
+	rtm_st32_rel(slot, RTM_TPEND);
+}
+
+/* A timer entry finding its slot taken (a missed exit) or an IRQ armed. */
+static rtm_noinline void rtm_timer_entry_stale(struct rtm_core *c, u32 cpu,
+					       u64 ts, u64 timer_id,
+					       u64 expires, u32 tkind, u32 ctx)
+{
+	struct rtm_cpu *pc = &c->cpus[cpu];
+	rtm_a32 *slot = rtm_timer_slot(pc, ctx);
+	u32 b = rtm_slot_take(slot);
+
+	if (rtm_slot_branch(b))
+		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+	rtm_disarm(c, cpu, pc);
+	rtm_timer_entry_body(c, cpu, slot, ts, timer_id, expires, tkind, ctx);
+}
+
+/* the tick's path: no call but tail calls (no registers saved) */
 void rtm_ev_timer_entry(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 			u64 expires, u32 tkind, u32 ctx)
 {
 	struct rtm_cpu *pc;
-	struct rtm_tpend *tp;
 	rtm_a32 *slot;
-	u32 b;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
 	slot = rtm_timer_slot(pc, ctx);
 	if (rtm_unlikely(rtm_ld32(slot) | rtm_ld32(&pc->hi_armed))) {
-		b = rtm_slot_take(slot);
-		if (rtm_slot_branch(b))
-			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
-		rtm_disarm(c, cpu, pc);
-	}
-	/* the tick and timers no target wants: one load, no chain */
-	if (!((rtm_ld32(&c->tg.timer_kinds) >> (tkind & 31)) & 1))
-		return;
-	if (expires > ts)
-		expires = ts;
-	if (tkind != RTM_TIMER_SLEEPER) {
-		/* a chain only if the callback wakes a task (rtm_tpend_start) */
-		tp = rtm_tpend_of(c, cpu, ctx);
-		tp->expires = expires;
-		tp->ts = ts;
-		tp->kind = tkind;
-		rtm_st32_rel(slot, RTM_TPEND);
+		rtm_timer_entry_stale(c, cpu, ts, timer_id, expires, tkind,
+				      ctx);
 		return;
 	}
-	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
-			    rtm_timer_source(tkind, (u32)timer_id), expires,
-			    RTM_HOP_TIMER, 0);
-	if (!b)
-		return;
-	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
-		    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0, NULL, ts);
-	rtm_slot_replace(c, cpu, slot, b);
+	rtm_timer_entry_body(c, cpu, slot, ts, timer_id, expires, tkind, ctx);
 }
 
 /*
@@ -332,12 +366,22 @@ static rtm_noinline u32 rtm_tpend_start(struct rtm_core *c, u32 cpu, u32 ctx,
 void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 		       u32 ctx)
 {
+	rtm_a32 *slot;
 	u32 b;
 
 	(void)ts;
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	b = rtm_slot_take(rtm_timer_slot(&c->cpus[cpu], ctx));
+	slot = rtm_timer_slot(&c->cpus[cpu], ctx);
+	b = rtm_ld32(slot);
+	if (!b)
+		return;
+	if (b == RTM_TPEND) {
+		/* only this cpu's context writes it (rtm_tick leaves it) */
+		rtm_st32(slot, 0);
+		return;
+	}
+	b = rtm_xchg32(slot, 0);
 	if (!rtm_slot_branch(b))
 		return;
 	/* a timer chain's source holds 32 bits of the id (rtm_timer_source) */

@@ -26,8 +26,10 @@ if command -v valgrind >/dev/null 2>&1; then
 	in_no=$(ir nochain)
 	in_tr=$(ir transition)
 	in_mx=$(ir mixed)
+	in_tk=$(ir tick)
+	in_ts=$(ir tick-sleeper)
 else
-	in_no=n/a; in_tr=n/a; in_mx=n/a
+	in_no=n/a; in_tr=n/a; in_mx=n/a; in_tk=n/a; in_ts=n/a
 fi
 verdict() {
 	awk -v v="$1" -v lim="$2" 'BEGIN { if (v == "n/a") print "not measured";
@@ -43,8 +45,12 @@ printf "%-36s %14s %14s %18s\n" "transition: ns/event" "$ns_tr" "1137" "-"
 printf "%-36s %14s %14s %18s\n" "transition: instructions/event" "$in_tr" "2024" "<= 250"
 printf "%-36s %14s %14s %18s\n" "mixed (~4% transitions): ns/event" "$ns_mx" "-" "-"
 printf "%-36s %14s %14s %18s\n" "mixed: instructions/event" "$in_mx" "-" "-"
+printf "%-36s %14s %14s %18s\n" "tick, all timer kinds: instr/event" "$in_tk" "-" "<= no-chain"
+printf "%-36s %14s %14s %18s\n" "tick, sleepers only: instr/event" "$in_ts" "-" "<= no-chain"
 echo
 echo "no-chain instruction target: $(verdict "$in_no" 40)"
 echo "transition instruction target: $(verdict "$in_tr" 250)"
+echo "tick (a timer waking no one: entry + exit) against no-chain events: $(verdict "$in_tk" "$in_no") with every"
+echo " timer kind wanted (its expiry kept until the exit), $(verdict "$in_ts" "$in_no") with sleepers only"
 echo "(transition = every event of a chain: start, forks, moves, completion"
 echo " with record emission; latency-tracker also spent ~8 us per tracked IRQ)"

@@ -114,7 +114,7 @@ static void gen_nochain(size_t n)
 		} else if (r < 94) {
 			e = add(E_TMR_IN, cpu);
 			e->x = 0x5000 + cpu;
-			e->flag = 0;	/* not a sleeper */
+			e->flag = RTM_TIMER_OTHER;	/* the tick, say */
 			e->ctx = (r & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ;
 		} else if (r < 96) {
 			e = add(E_TMR_OUT, cpu);
@@ -131,6 +131,24 @@ static void gen_nochain(size_t n)
 			e->b = e->a;
 			e->x = rnd();
 		}
+	}
+}
+
+/* the tick: a timer whose callback wakes no one (hard, as on RT) */
+static void gen_tick(size_t n)
+{
+	struct ev *e;
+	size_t end = nev + n;
+	unsigned int cpu;
+
+	while (nev < end) {
+		cpu = rnd() % NCPU;
+		e = add(E_TMR_IN, cpu);
+		e->x = 0;
+		e->flag = RTM_TIMER_OTHER;
+		e->ctx = RTM_CTX_HARDIRQ;
+		e = add(E_TMR_OUT, cpu);
+		e->ctx = RTM_CTX_HARDIRQ;
 	}
 }
 
@@ -243,7 +261,11 @@ static void drain(void)
 			drained++;
 }
 
-static void setup(void)
+/*
+ * Targets: an app behind IRQ 42, cyclictest's timers (every kind, or
+ * sleepers only: timers, a RTM_TIMER_* mask, 0 = all).
+ */
+static void setup(unsigned int timers)
 {
 	struct rtm_params p;
 	struct rtm_target_spec t;
@@ -266,6 +288,7 @@ static void setup(void)
 	rtm_core_set_target(core, 0, &t);
 	strcpy(t.comm, "cyclictest");
 	t.src = RTM_SRC_TIMER;
+	t.timers = timers;
 	rtm_core_set_target(core, 1, &t);
 }
 
@@ -275,6 +298,8 @@ static void gen(const char *mode, size_t n)
 	ntrans = 0;
 	if (!strcmp(mode, "nochain")) {
 		gen_nochain(n);
+	} else if (!strncmp(mode, "tick", 4)) {
+		gen_tick(n);
 	} else if (!strcmp(mode, "transition")) {
 		while (nev < n)
 			gen_chain();
@@ -314,12 +339,13 @@ int main(int argc, char **argv)
 	int rep;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_core nochain|transition|mixed|--time [N]\n");
+		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|--time [N]\n");
 		return 2;
 	}
 	if (argc > 2)
 		n = strtoul(argv[2], NULL, 0);
-	setup();
+	/* tick-sleeper: no target wants the tick's kind of timer */
+	setup(strcmp(argv[1], "tick-sleeper") ? 0 : 1u << RTM_TIMER_SLEEPER);
 	if (strcmp(argv[1], "--time")) {
 		gen(argv[1], n);
 		for (i = 0; i < nev; i += 1024) {
