@@ -33,7 +33,7 @@ static void __attribute__((format(printf, 2, 3))) bad(const char *n, const char 
 
 static const char good[] =
 	"targets = (\n"
-	"  { name = \"ct\"; comm = \"cyclictest\"; source = \"timer\"; deadline = \"100us\"; },\n"
+	"  { name = \"ct\"; comm = \"cyclictest\"; source = \"timer\"; timers = \"timerfd,posix\"; deadline = \"100us\"; },\n"
 	"  { name = \"eth\"; irq = \"eth0\"; end = \"block\"; deadline = \"1.5ms\"; misses_only = true; },\n"
 	"  { name = \"n\"; irq = 27; pid = 12; tgid = 11; end = \"work_end\"; }\n"
 	");\n"
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
 		bad("shipped", "%s", err);
 	else if (c->ntargets != 2 || c->targets[0].t.deadline_ns != 100000 ||
 		 c->targets[0].t.src != RTMON_SRC_TIMER || c->targets[1].t.end != RTMON_END_WORK_END ||
+		 c->targets[0].t.timers != RTMON_TIMER_BIT(RTM_TIMER_SLEEPER) ||
 		 c->policy != SCHED_FIFO || c->priority != 10 || c->nle != 14 ||
 		 strcmp(c->listen, "127.0.0.1:9465"))
 		bad("shipped", "values not as written in config/rtmon.conf");
@@ -65,6 +66,9 @@ int main(int argc, char **argv)
 	if (rtmond_config_parse(good, "good.conf", c, err, sizeof(err)))
 		bad("good", "%s", err);
 	else if (c->ntargets != 3 ||
+		 c->targets[0].t.timers != (RTMON_TIMER_BIT(RTM_TIMER_TIMERFD) |
+					    RTMON_TIMER_BIT(RTM_TIMER_POSIX)) ||
+		 c->targets[1].t.timers ||
 		 strcmp(c->targets[1].t.irq_name, "eth0") || c->targets[1].t.src != RTMON_SRC_IRQ ||
 		 !(c->targets[1].t.flags & RTMON_TF_MISSES_ONLY) ||
 		 c->targets[1].t.deadline_ns != 1500000 || c->targets[1].t.end != RTMON_END_BLOCK ||

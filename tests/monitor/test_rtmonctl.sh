@@ -121,6 +121,13 @@ run top/bad-iterations 2 "bad iteration count '0'" "$R" top -n 0
 run top/bad-iterations-text 2 "bad iteration count 'x'" "$R" top --iterations x
 run top/unknown-option 2 "usage: rtmonctl top" "$R" top --bogus
 run top/extra-argument 2 "unexpected argument 'foo'" "$R" top foo
+# targets add: timer kinds are checked before the device is opened
+run targets/timer-kind-unknown 2 "unknown timer kind in 'timerfd,cron'" \
+	"$R" targets add --comm x --timer=timerfd,cron
+run targets/timer-kind-empty-item 2 "unknown timer kind in 'timerfd,'" \
+	"$R" targets add --comm x --timer=timerfd,
+run targets/timer-and-irq 2 "give one source only" \
+	"$R" targets add --comm x --timer=posix --irq 5
 if [ -e /proc/rtmon/status ]; then
 	echo "SKIP: rtmonctl/top/no-module: rtmon is loaded here"
 else
