@@ -1,5 +1,7 @@
 # Load rtmon on the ARM board, check the status file names the running
-# kernel and its preemption model and that every probe is attached; unload.
+# kernel and its preemption model, that every probe is attached and which
+# timer callbacks it tells apart (all kinds: these kernels have kprobes and
+# the timerlat tracer); unload.
 # timeout: 90
 . "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
 
@@ -14,6 +16,8 @@ fi
 for p in $RTMON_PROBES; do
 	grep -qE "^  $p +registered " /proc/rtmon/status || fail "probe $p not registered"
 done
+grep -q '^timer kinds told apart: sleeper timerfd posix timerlat$' /proc/rtmon/status ||
+	fail "timer kinds: $(grep '^timer kinds' /proc/rtmon/status)"
 dmesg | grep -q 'rtmon: .* loaded' || fail "no load message in dmesg"
 $RTMONCTL status >/dev/null || fail "rtmonctl status failed"
 rtmon_unload
