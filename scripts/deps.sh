@@ -27,6 +27,8 @@ pkgs=(
 	# user space libraries and tools rtmon uses
 	liburcu-dev liblttng-ust-dev liblttng-ctl-dev lttng-tools babeltrace2
 	libgpiod-dev gpiod rt-tests trace-cmd
+	# the kernel's timer latency tool, against rtmon's timerlat chains
+	rtla
 	# GPIO loopback tests: gpio-sim and irq_sim are built from Debian's 6.1
 	# kernel source (scripts/build-gpio-sim; the 6.12 source is downloaded)
 	linux-source-6.1
