@@ -990,6 +990,53 @@ static void ft_comm(const char *s, const char *key, const char *next,
 	memcpy(dst, v, l);
 }
 
+/*
+ * trace-cmd report's sched plugin prints tasks as "comm:pid [prio]"
+ * (sched_waking: "comm:pid [prio] CPU:001", sched_switch: "prev:pid
+ * [prio] S ==> next:pid [prio]"), not the event's fields. A task from
+ * s..end (exclusive): the pid after the last ':' before " [". False if
+ * that is not there.
+ */
+static bool ft_plugin_task(const char *s, const char *end, __u64 *pid,
+			   char *comm)
+{
+	const char *br = s, *b, *colon = NULL, *p;
+	char *e;
+	size_t l;
+
+	while ((b = strstr(br, " [")) && b < end) {
+		br = b + 1;
+		colon = b;	/* last " [" before end */
+	}
+	if (!colon)
+		return false;
+	b = colon;
+	for (p = b; p > s && p[-1] != ':'; p--)
+		;
+	if (p == s || !isdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	*pid = strtoull(p, &e, 10);
+	if (errno || e != b)
+		return false;
+	while (*s == ' ')
+		s++;
+	l = (size_t)(p - 1 - s);
+	memset(comm, 0, RTM_COMM_LEN);
+	memcpy(comm, s, l < RTM_COMM_LEN - 1 ? l : RTM_COMM_LEN - 1);
+	return true;
+}
+
+/* sched_waking's task: "comm=... pid=..." or trace-cmd's "comm:pid [prio]" */
+static bool ft_waking_task(const char *q, __u64 *pid, char *comm)
+{
+	if (ft_num(q, "pid", 10, pid)) {
+		ft_comm(q, "comm", "pid", comm);
+		return true;
+	}
+	return ft_plugin_task(q, q + strlen(q), pid, comm);
+}
+
 static __u32 ft_ctx(struct ft_cpu *fc, char flag)
 {
 	if (flag == 'h' || flag == 'H' || flag == 'z' || flag == 'Z')
@@ -1157,8 +1204,8 @@ static void ftrace_line(char *line)
 	/* resolve a pending irq exit: did the handler wake its thread? */
 	if (fc->exit_pending) {
 		if (!strcmp(ev, "sched_waking") && ctx == RTM_CTX_HARDIRQ) {
-			ft_comm(q, "comm", "pid", comm);
-			ft_flush_exit(c, !strncmp(comm, "irq/", 4));
+			ft_flush_exit(c, ft_waking_task(q, &x, comm) &&
+				      !strncmp(comm, "irq/", 4));
 		} else {
 			ft_flush_exit(c, false);
 		}
@@ -1198,19 +1245,35 @@ static void ftrace_line(char *line)
 			rtm_ev_softirq_exit(core, c, ts, (__u32)x);
 		}
 	} else if (!strcmp(ev, "hrtimer_start")) {
-		if (ft_num(q, "hrtimer", 16, &x) && ft_num(q, "expires", 10, &y))
+		/* the soft expiry, what the sleeper asked for (as the module) */
+		if (ft_num(q, "hrtimer", 16, &x) &&
+		    (ft_num(q, "softexpires", 10, &y) || ft_num(q, "expires", 10, &y)))
 			timer_remember(x, y);
 		return;
 	} else if (!strcmp(ev, "hrtimer_expire_entry")) {
 		const char *fn = ft_field(q, "function");
-		__u64 now, exp, late = 0;
+		__u64 now, exp, late = 0, start;
+		bool known;
 
 		if (!ft_num(q, "hrtimer", 16, &x) || !ft_num(q, "now", 10, &now))
 			input_error("hrtimer_expire_entry without hrtimer=/now=");
-		if (timer_lookup(x, &exp) && now > exp)
+		known = timer_lookup(x, &exp);
+		if (known && now > exp)
 			late = now - exp;
 		if (late > ts)
 			late = ts;
+		/*
+		 * The trace on the timer's own clock (trace_clock mono,
+		 * trace-cmd record -C mono; a MONOTONIC timer): the programmed
+		 * expiry is the start, as in the module. Else (another trace
+		 * clock or timer base) the expiry as far before the event as
+		 * it was before the handler's clock read, which misses the time
+		 * from that read to the event.
+		 */
+		if (known && exp <= ts && now <= ts && ts - now < 1000000000ull)
+			start = exp;
+		else
+			start = ts - late;
 		/*
 		 * Soft timer (HRTIMER softirq; on RT ktimers/N): flags 's'
 		 * (or '.'), 'h'/'H' = hard. No flags column: soft only inside
@@ -1224,7 +1287,7 @@ static void ftrace_line(char *line)
 			fc->hard++;
 		fc->tsoft = fc->tsoft << 1 | soft;
 		fc->tdepth++;
-		rtm_ev_timer_entry(core, c, ts, x, ts - late, timer_kind_of_fn(fn),
+		rtm_ev_timer_entry(core, c, ts, x, start, timer_kind_of_fn(fn),
 				   soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "hrtimer_expire_exit")) {
 		if (!ft_num(q, "hrtimer", 16, &x))
@@ -1244,22 +1307,34 @@ static void ftrace_line(char *line)
 		rtm_ev_timer_exit(core, c, ts, x,
 				  soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "sched_waking")) {
-		if (!ft_num(q, "pid", 10, &x))
-			input_error("sched_waking without pid=");
-		ft_comm(q, "comm", "pid", comm);
+		if (!ft_waking_task(q, &x, comm))
+			input_error("sched_waking without pid= (or trace-cmd's comm:pid [prio])");
 		if (!flag && was_after_exit)
 			ctx = RTM_CTX_HARDIRQ;
 		rtm_ev_waking_running(core, c, ts, ctx, (__u32)pid, (__u32)x, 0,
 			      comm, running_cpu((__u32)x));
 	} else if (!strcmp(ev, "sched_switch")) {
-		const char *st = ft_field(q, "prev_state");
+		const char *st = ft_field(q, "prev_state"), *arrow;
+		char pcomm[RTM_COMM_LEN];
 		long state;
 
-		if (!ft_num(q, "prev_pid", 10, &x) || !ft_num(q, "next_pid", 10, &y)
-		    || !st)
-			input_error("sched_switch without prev_pid/prev_state/next_pid");
+		if (ft_num(q, "prev_pid", 10, &x) && ft_num(q, "next_pid", 10, &y)
+		    && st) {
+			ft_comm(q, "next_comm", "next_pid", comm);
+		} else if ((arrow = strstr(q, " ==> ")) &&
+			   ft_plugin_task(q, arrow, &x, pcomm) &&
+			   ft_plugin_task(arrow + 5, arrow + 5 + strlen(arrow + 5),
+					  &y, comm)) {
+			/* "prev:pid [prio] S ==> ...": the state before the arrow */
+			for (st = arrow; st > q && st[-1] != ']'; st--)
+				;
+			while (*st == ' ')
+				st++;
+		} else {
+			input_error("sched_switch without prev_pid/prev_state/next_pid (or trace-cmd's prev:pid [prio] S ==> next:pid [prio])");
+		}
+		/* R (or R+): preempted, still runnable */
 		state = (*st == 'R') ? 0 : 1;
-		ft_comm(q, "next_comm", "next_pid", comm);
 		fc->hard = 0;
 		fc->soft = 0;
 		fc->tsoft = 0;
