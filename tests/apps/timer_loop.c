@@ -6,21 +6,38 @@
  * The test of rtmon's timer chains for each kind of timer an application
  * uses (tests/vm/guest/chain-timers.sh joins its lines with rtmon's records).
  *
- *   timer_loop -k KIND [-i INTERVAL_US] [-l LOOPS] [-p FIFO_PRIO] [-a CPU]
+ *   timer_loop -k KIND [-i INTERVAL_US] [-l LOOPS] [-p FIFO_PRIO] [-a CPU] [-q]
  *
  * KIND:
  *   sleeper       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME)
  *   timerfd       timerfd_create(CLOCK_MONOTONIC), absolute periodic, read()
- *   posix-signal  timer_create(SIGEV_SIGNAL, SIGRTMIN), sigwaitinfo()
- *   posix-thread  timer_create(SIGEV_THREAD_ID to the loop), sigwaitinfo()
+ *   posix-signal  timer_create(SIGEV_SIGNAL, SIGRTMIN), absolute periodic,
+ *                 sigwaitinfo() (the signal goes to the process)
+ *   posix-thread  timer_create(SIGEV_THREAD_ID to the loop's thread),
+ *                 absolute periodic, sigwaitinfo()
  *   itimer        setitimer(ITIMER_REAL) periodic, SIGALRM by sigwaitinfo()
- *                 (relative: its expiry is known to the microsecond, early)
+ *                 (relative: the expiry printed is a lower bound, early
+ *                 by at most a system call, the same on every loop: see
+ *                 loop_signal)
+ * The timers' signals are blocked in every thread; one thread (printed as
+ * "T: 0 (TID)", as cyclictest does) sets up its timer and loops. -p: that
+ * thread runs SCHED_FIFO at that priority; -a: pinned to that CPU; -q: no
+ * line per wakeup, only the summary. Defaults: -i 5000 -l 100.
  *
- * Output: "T: 0 (TID) kind KIND interval US us loops N" (TID: the thread
- * that waits), then per wakeup "0: LOOP: LATENCY_NS EXPIRY_NS" (CLOCK_MONOTONIC
- * ns), with " overrun N" when N expiries were missed before it (their
- * wakeups never came), and a last "# min avg max" line. Exit status 1 on
- * a failed call, 2 on bad usage.
+ * Output: "T: 0 (TID) kind KIND interval US us loops N" before the loop,
+ * then, once it is done (no output during the loop: writing to a slow
+ * file could delay the next wait past its expiry), per wakeup
+ * "0: LOOP: LATENCY_NS EXPIRY_NS" (EXPIRY_NS: CLOCK_MONOTONIC), with
+ * " overrun N" when the wakeup came so late that the N periods after
+ * EXPIRY_NS passed before the loop waited again: the kernel rearms a
+ * periodic timer only when its expiry is consumed (read() of a timerfd,
+ * the dequeue of the timer's signal), so those N expiries never fire and
+ * the next line's expiry is EXPIRY_NS + (N + 1) * INTERVAL (a timerfd's
+ * count and timer_getoverrun() say N, for the itimer the time left to
+ * its next expiry does; the sleeper skips the periods already past, as
+ * cyclictest does). Last a summary line
+ * "# min MIN avg AVG max MAX overruns N" (ns). Exit status 1 on a failed
+ * call, 2 on bad usage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,16 +55,16 @@
 #include <time.h>
 #include <unistd.h>
 
-enum kind { K_SLEEPER, K_TIMERFD, K_POSIX_SIGNAL, K_POSIX_THREAD, K_ITIMER };
+enum kind { K_SLEEPER, K_TIMERFD, K_POSIX_SIGNAL, K_POSIX_THREAD, K_ITIMER, K_NONE };
 
 static const char *const kind_names[] = {
 	"sleeper", "timerfd", "posix-signal", "posix-thread", "itimer"
 };
 
-static enum kind kind;
+static enum kind kind = K_NONE;
 static uint64_t interval_ns = 5000000;
 static unsigned long loops = 100;
-static int prio, cpu = -1;
+static int prio, cpu = -1, quiet;
 
 static void die(const char *what)
 {
@@ -59,7 +76,7 @@ static void usage(const char *msg)
 {
 	fprintf(stderr, "timer_loop: %s\n"
 		"usage: timer_loop -k sleeper|timerfd|posix-signal|posix-thread|itimer\n"
-		"                  [-i INTERVAL_US] [-l LOOPS] [-p FIFO_PRIO] [-a CPU]\n", msg);
+		"                  [-i INTERVAL_US] [-l LOOPS] [-p FIFO_PRIO] [-a CPU] [-q]\n", msg);
 	exit(2);
 }
 
@@ -78,24 +95,54 @@ static struct timespec ts_of(uint64_t ns)
 	return t;
 }
 
-static uint64_t lat_min = UINT64_MAX, lat_max, lat_sum, nlat;
+static struct timeval tv_of(uint64_t ns)
+{
+	struct timeval t = { .tv_sec = (time_t)(ns / 1000000000ull),
+			     .tv_usec = (suseconds_t)(ns % 1000000000ull / 1000) };
+	return t;
+}
 
+static uint64_t lat_min = UINT64_MAX, lat_max, lat_sum, nlat, noverruns;
+
+/*
+ * The wakeups, printed after the loop: no output (a write to a slow file
+ * can take longer than a period) between a wakeup and the next wait
+ */
+struct wakeup {
+	uint64_t lat, expiry, skipped;
+};
+static struct wakeup *wakeups;
+
+/* one wakeup: loop k, the expiry it waited for, the clock read after it */
 static void report(unsigned long k, uint64_t expiry, uint64_t wake,
-		   uint64_t missed)
+		   uint64_t skipped)
 {
 	uint64_t lat = wake > expiry ? wake - expiry : 0;
 
-	if (missed)
-		printf("0: %lu: %llu %llu overrun %llu\n", k,
-		       (unsigned long long)lat, (unsigned long long)expiry,
-		       (unsigned long long)missed);
-	else
-		printf("0: %lu: %llu %llu\n", k, (unsigned long long)lat,
-		       (unsigned long long)expiry);
+	if (wakeups)
+		wakeups[k] = (struct wakeup){ lat, expiry, skipped };
 	lat_min = lat < lat_min ? lat : lat_min;
 	lat_max = lat > lat_max ? lat : lat_max;
 	lat_sum += lat;
 	nlat++;
+	noverruns += skipped;
+}
+
+static void print_wakeups(void)
+{
+	unsigned long k;
+
+	for (k = 0; wakeups && k < nlat; k++) {
+		if (wakeups[k].skipped)
+			printf("0: %lu: %llu %llu overrun %llu\n", k,
+			       (unsigned long long)wakeups[k].lat,
+			       (unsigned long long)wakeups[k].expiry,
+			       (unsigned long long)wakeups[k].skipped);
+		else
+			printf("0: %lu: %llu %llu\n", k,
+			       (unsigned long long)wakeups[k].lat,
+			       (unsigned long long)wakeups[k].expiry);
+	}
 }
 
 /* the first expiry: two periods ahead, on a multiple of the period */
@@ -104,9 +151,15 @@ static uint64_t first_expiry(void)
 	return (now_ns() / interval_ns + 2) * interval_ns;
 }
 
+/* the periods after expiry that have passed by wake */
+static uint64_t passed(uint64_t expiry, uint64_t wake)
+{
+	return wake > expiry ? (wake - expiry) / interval_ns : 0;
+}
+
 static void loop_sleeper(void)
 {
-	uint64_t next = first_expiry();
+	uint64_t next = first_expiry(), wake, skip;
 	struct timespec t;
 	unsigned long k;
 	int err;
@@ -120,8 +173,11 @@ static void loop_sleeper(void)
 			errno = err;
 			die("clock_nanosleep");
 		}
-		report(k, next, now_ns(), 0);
-		next += interval_ns;
+		wake = now_ns();
+		/* as cyclictest: sleep to the next period not yet past */
+		skip = passed(next, wake);
+		report(k, next, wake, skip);
+		next += (skip + 1) * interval_ns;
 	}
 }
 
@@ -131,6 +187,7 @@ static void loop_timerfd(void)
 	struct itimerspec its = { .it_interval = ts_of(interval_ns),
 				  .it_value = ts_of(next) };
 	unsigned long k;
+	ssize_t got;
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 
 	if (fd < 0)
@@ -138,25 +195,53 @@ static void loop_timerfd(void)
 	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("timerfd_settime");
 	for (k = 0; k < loops; k++) {
-		if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		do {
+			got = read(fd, &n, sizeof(n));
+		} while (got < 0 && errno == EINTR);
+		if (got != (ssize_t)sizeof(n))
 			die("read timerfd");
 		wake = now_ns();
-		/* n expiries since the last read: the last one woke us */
-		next += (n - 1) * interval_ns;
+		/*
+		 * The timer fired at next and woke us; read() rearmed it past
+		 * now, counting the n - 1 periods it skipped (they never fired)
+		 */
 		report(k, next, wake, n - 1);
-		next += interval_ns;
+		next += n * interval_ns;
 	}
 	close(fd);
 }
 
 /*
- * POSIX timers and the itimer signal the process; the loop waits for the
- * signal, blocked in every thread (the main thread blocked it before the
- * loop's thread was created), with sigwaitinfo().
+ * The itimer is rearmed when SIGALRM is dequeued (inside sigwaitinfo) to
+ * the first period after that moment, and no count of the periods skipped
+ * is kept: the time left (getitimer, whole microseconds) says which period
+ * that is. Inactive (it has fired again already, its signal pending): the
+ * last period begun by now. The wakeup's own expiry is next.
+ */
+static uint64_t itimer_skipped(uint64_t next)
+{
+	struct itimerval left;
+	uint64_t before = now_ns(), after, rem, at;
+
+	if (getitimer(ITIMER_REAL, &left))
+		die("getitimer");
+	after = now_ns();
+	rem = (uint64_t)left.it_value.tv_sec * 1000000000ull +
+	      (uint64_t)left.it_value.tv_usec * 1000;
+	/* active: the nearest period (the estimate is off by a call) */
+	at = rem ? before + rem + interval_ns / 2 : after;
+	return at >= next + 2 * interval_ns ? (at - next) / interval_ns - 1 : 0;
+}
+
+/*
+ * POSIX timers and the itimer signal the process (posix-thread: the loop's
+ * thread); the loop waits for the signal, blocked in every thread (the main
+ * thread blocked it before the loop's thread was created), with
+ * sigwaitinfo(). The kernel rearms the timer when its signal is dequeued.
  */
 static void loop_signal(int sig, timer_t *timer)
 {
-	uint64_t next, wake;
+	uint64_t next, wake, skip;
 	siginfo_t si;
 	sigset_t set;
 	unsigned long k;
@@ -166,30 +251,36 @@ static void loop_signal(int sig, timer_t *timer)
 	sigaddset(&set, sig);
 	if (kind == K_ITIMER) {
 		/*
-		 * setitimer() is relative, and its expiry is not returned: ask
-		 * getitimer() for the time left (whole microseconds, rounded
-		 * down) and add it to a clock read before that call, which is
-		 * before the kernel's own. The expiry counted here is then no
-		 * later than the real one, so the latency printed is never
-		 * smaller than the true latency (larger by at most getitimer's
-		 * duration and 1 us). The kernel keeps the grid of that first
-		 * expiry when it rearms.
+		 * setitimer() is relative (and in microseconds) and tells no
+		 * expiry: the kernel sets it to its own clock read inside the
+		 * call plus the value. Counted here from a clock read just
+		 * BEFORE the call, the expiry is never later than the real one
+		 * (early by the time the call takes to read the clock), so the
+		 * latency printed is never smaller than the true latency: a
+		 * monitor that measures from the real expiry must never report
+		 * more than this program does. A clock read before getitimer()
+		 * plus the time left (rounded down to the microsecond) is such
+		 * a lower bound too, often a closer one: the later of the two
+		 * is taken. The interval is a whole number of microseconds
+		 * (-i), so the kernel keeps this grid exactly when it rearms
+		 * (hrtimer_forward by the interval).
 		 */
 		struct itimerval iv = {
-			.it_interval = { .tv_usec = (suseconds_t)(interval_ns / 1000) },
-			.it_value = { .tv_usec = (suseconds_t)(interval_ns / 1000) },
+			.it_interval = tv_of(interval_ns),
+			.it_value = tv_of(interval_ns),
 		}, left;
 		uint64_t before;
 
-		if (interval_ns >= 1000000000ull)
-			usage("itimer: the interval must be under 1 s");
+		next = now_ns() + interval_ns;
 		if (setitimer(ITIMER_REAL, &iv, NULL))
 			die("setitimer");
 		before = now_ns();
 		if (getitimer(ITIMER_REAL, &left))
 			die("getitimer");
-		next = before + (uint64_t)left.it_value.tv_sec * 1000000000ull +
-		       (uint64_t)left.it_value.tv_usec * 1000;
+		before += (uint64_t)left.it_value.tv_sec * 1000000000ull +
+			  (uint64_t)left.it_value.tv_usec * 1000;
+		if (before > next && (left.it_value.tv_sec || left.it_value.tv_usec))
+			next = before;
 	} else {
 		struct itimerspec its;
 
@@ -200,25 +291,27 @@ static void loop_signal(int sig, timer_t *timer)
 			die("timer_settime");
 	}
 	for (k = 0; k < loops; k++) {
-		if (sigwaitinfo(&set, &si) < 0) {
-			if (errno == EINTR) {
-				k--;
-				continue;
-			}
-			die("sigwaitinfo");
-		}
+		while (sigwaitinfo(&set, &si) < 0)
+			if (errno != EINTR)
+				die("sigwaitinfo");
 		wake = now_ns();
-		over = kind == K_ITIMER ? 0 : timer_getoverrun(*timer);
-		if (over < 0)
-			die("timer_getoverrun");
-		next += (uint64_t)over * interval_ns;
-		report(k, next, wake, (uint64_t)over);
-		next += interval_ns;
+		if (kind == K_ITIMER) {
+			skip = itimer_skipped(next);
+		} else {
+			/* the periods skipped when the dequeue rearmed it */
+			over = timer_getoverrun(*timer);
+			if (over < 0)
+				die("timer_getoverrun");
+			skip = (uint64_t)over;
+		}
+		report(k, next, wake, skip);
+		next += (skip + 1) * interval_ns;
 	}
 	if (kind == K_ITIMER) {
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 
-		setitimer(ITIMER_REAL, &off, NULL);
+		if (setitimer(ITIMER_REAL, &off, NULL))
+			die("setitimer (off)");
 	}
 }
 
@@ -263,81 +356,119 @@ static void *loop_thread(void *arg)
 		if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
 			die("timer_create");
 		loop_signal(SIGRTMIN, &timer);
-		timer_delete(timer);
+		if (timer_delete(timer))
+			die("timer_delete");
 		break;
 	case K_ITIMER:
 		loop_signal(SIGALRM, NULL);
 		break;
+	case K_NONE:
+		break;
 	}
 	return NULL;
+}
+
+static unsigned long number(const char *s, const char *what)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || end == s || s[0] == '-' || s[0] == '+' || s[0] == ' ') {
+		fprintf(stderr, "timer_loop: %s: not a number: '%s'\n", what, s);
+		usage("bad number");
+	}
+	return v;
 }
 
 int main(int argc, char **argv)
 {
 	pthread_t th;
 	sigset_t set;
-	char *end;
 	unsigned long v;
-	int c, k, found = 0;
+	int c, k;
 
-	while ((c = getopt(argc, argv, "k:i:l:p:a:h")) != -1) {
+	while ((c = getopt(argc, argv, "k:i:l:p:a:qh")) != -1) {
 		switch (c) {
 		case 'k':
-			for (k = 0; k < (int)(sizeof(kind_names) / sizeof(kind_names[0])); k++)
-				if (!strcmp(optarg, kind_names[k])) {
+			kind = K_NONE;
+			for (k = 0; k < K_NONE; k++)
+				if (!strcmp(optarg, kind_names[k]))
 					kind = (enum kind)k;
-					found = 1;
-				}
-			if (!found)
-				usage("unknown kind");
+			if (kind == K_NONE) {
+				fprintf(stderr, "timer_loop: unknown kind '%s'\n", optarg);
+				usage("bad kind");
+			}
 			break;
 		case 'i':
+			v = number(optarg, "-i");
+			if (!v || v > 10000000)
+				usage("-i: the interval is 1 to 10000000 us");
+			interval_ns = (uint64_t)v * 1000;
+			break;
 		case 'l':
+			v = number(optarg, "-l");
+			if (!v)
+				usage("-l: at least 1 loop");
+			loops = v;
+			break;
 		case 'p':
+			v = number(optarg, "-p");
+			if (v < 1 || v > 99)
+				usage("-p: the SCHED_FIFO priority is 1 to 99");
+			prio = (int)v;
+			break;
 		case 'a':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[0] == '-')
-				usage("bad number");
-			if (c == 'i') {
-				if (!v || v > 10000000)
-					usage("interval: 1 us to 10 s");
-				interval_ns = (uint64_t)v * 1000;
-			} else if (c == 'l') {
-				if (!v)
-					usage("loops: at least 1");
-				loops = v;
-			} else if (c == 'p') {
-				if (v > 99)
-					usage("priority: 1 to 99");
-				prio = (int)v;
-			} else {
-				cpu = (int)v;
-			}
+			v = number(optarg, "-a");
+			if (v >= CPU_SETSIZE)
+				usage("-a: no such CPU number");
+			cpu = (int)v;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage("a periodic loop on one kind of timer, the latency of each wakeup");
 			break;
 		default:
 			usage("bad option");
 		}
 	}
-	if (!found)
+	if (kind == K_NONE)
 		usage("-k KIND is required");
 	if (optind < argc)
 		usage("unexpected argument");
+	if (!quiet) {
+		wakeups = calloc(loops, sizeof(*wakeups));
+		if (!wakeups)
+			die("memory for the wakeups");
+	}
+	/* also faults the wakeups' memory in before the loop */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		die("mlockall");
 	/* the timers' signals: blocked in every thread, taken by sigwaitinfo */
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
 	sigaddset(&set, SIGALRM);
-	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+	errno = pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (errno)
 		die("pthread_sigmask");
 	errno = pthread_create(&th, NULL, loop_thread, NULL);
 	if (errno)
 		die("pthread_create");
-	pthread_join(th, NULL);
+	errno = pthread_join(th, NULL);
+	if (errno)
+		die("pthread_join");
+	print_wakeups();
 	if (nlat)
-		printf("# min %llu avg %llu max %llu\n", (unsigned long long)lat_min,
+		printf("# min %llu avg %llu max %llu overruns %llu\n",
+		       (unsigned long long)lat_min,
 		       (unsigned long long)(lat_sum / nlat),
-		       (unsigned long long)lat_max);
+		       (unsigned long long)lat_max, (unsigned long long)noverruns);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "timer_loop: writing the output failed\n");
+		return 1;
+	}
 	return 0;
 }
