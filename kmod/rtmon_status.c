@@ -24,13 +24,7 @@ static const char *const rtmon_end_names[] = {
 	[RTMON_END_WORK_END] = "work_end",
 };
 
-static const char *const rtmon_timer_names[RTM_TIMER_NR] = {
-	[RTM_TIMER_SLEEPER] = "sleeper",
-	[RTM_TIMER_TIMERFD] = "timerfd",
-	[RTM_TIMER_POSIX] = "posix",
-	[RTM_TIMER_TIMERLAT] = "timerlat",
-	[RTM_TIMER_OTHER] = "other",
-};
+static const char *const rtmon_timer_names[RTM_TIMER_NR] = RTM_TIMER_NAMES_INIT;
 
 /* " (timerfd,posix)": the timer kinds a target chose */
 static void rtmon_show_timer_kinds(struct seq_file *m, u32 timers)

@@ -39,6 +39,11 @@
 #define RTM_TIMER_OTHER		5	/* any other callback that wakes a task */
 #define RTM_TIMER_NR		6
 #define RTM_TIMERS_ALL		0x3e	/* bits of all the kinds above */
+/* their names, one list for the module, the tools and the replay */
+#define RTM_TIMER_NAMES_INIT {						\
+	[RTM_TIMER_SLEEPER] = "sleeper", [RTM_TIMER_TIMERFD] = "timerfd",	\
+	[RTM_TIMER_POSIX] = "posix", [RTM_TIMER_TIMERLAT] = "timerlat",	\
+	[RTM_TIMER_OTHER] = "other" }
 
 /* record.flags */
 #define RTM_REC_F_DEADLINE_MISS	0x0001	/* latency_ns > deadline_ns */

@@ -249,13 +249,7 @@ int rtmon_end_parse(const char *s, uint32_t *end)
 	return -EINVAL;
 }
 
-static const char *const rtmon_timer_names[RTM_TIMER_NR] = {
-	[RTM_TIMER_SLEEPER] = "sleeper",
-	[RTM_TIMER_TIMERFD] = "timerfd",
-	[RTM_TIMER_POSIX] = "posix",
-	[RTM_TIMER_TIMERLAT] = "timerlat",
-	[RTM_TIMER_OTHER] = "other",
-};
+static const char *const rtmon_timer_names[RTM_TIMER_NR] = RTM_TIMER_NAMES_INIT;
 
 const char *rtmon_timer_name(uint32_t kind)
 {

@@ -259,13 +259,7 @@ static void comm_copy(char *dst, const char *src)
 /* ---- targets (shared by "target" lines and --target) ---- */
 
 /* Timer kinds (RTM_TIMER_*) by name, and by hrtimer callback in traces. */
-static const char *const timer_kind_names[RTM_TIMER_NR] = {
-	[RTM_TIMER_SLEEPER] = "sleeper",
-	[RTM_TIMER_TIMERFD] = "timerfd",
-	[RTM_TIMER_POSIX] = "posix",
-	[RTM_TIMER_TIMERLAT] = "timerlat",
-	[RTM_TIMER_OTHER] = "other",
-};
+static const char *const timer_kind_names[RTM_TIMER_NR] = RTM_TIMER_NAMES_INIT;
 
 static const char *timer_kind_name(unsigned int k)
 {
