@@ -27,8 +27,10 @@ pkgs=(
 	# user space libraries and tools rtmon uses
 	liburcu-dev liblttng-ust-dev liblttng-ctl-dev lttng-tools babeltrace2
 	libgpiod-dev gpiod rt-tests trace-cmd
-	# the kernel's timer latency tool, against rtmon's timerlat chains
-	rtla
+	# the kernel's timer latency tool, against rtmon's timerlat chains; and
+	# the libraries rtla 6.12 is built against (scripts/build-rtla: Debian
+	# 12's rtla 6.1 has no 'timerlat --auto', tests/vm/guest/explain-timerlat.sh)
+	rtla libtracefs-dev libtraceevent-dev
 	# GPIO loopback tests: gpio-sim and irq_sim are built from Debian's 6.1
 	# kernel source (scripts/build-gpio-sim; the 6.12 source is downloaded)
 	linux-source-6.1
