@@ -97,6 +97,82 @@ static int fts_task(const char *s, const char *e, const char *ck,
 	return 0;
 }
 
+/*
+ * trace-cmd report's sched plugin form of a task, "comm:pid [prio]" ending
+ * at the last " [" before e (comms may hold ':' and spaces); *end is set
+ * past the "]". 0, or -1.
+ */
+static int fts_plugin_task(const char *s, const char *e, struct fts_task *t,
+			   const char **end)
+{
+	const char *b = NULL, *p, *c;
+	char buf[16], *x;
+	size_t l;
+	long v;
+
+	for (p = s; p + 1 < e; p++)
+		if (p[0] == ' ' && p[1] == '[')
+			b = p;
+	if (!b)
+		return -1;
+	for (c = b; c > s && c[-1] != ':'; c--)
+		;
+	if (c == s || c == b || (size_t)(b - c) >= sizeof(buf))
+		return -1;
+	memcpy(buf, c, (size_t)(b - c));
+	buf[b - c] = 0;
+	errno = 0;
+	v = strtol(buf, &x, 10);
+	if (errno || *x || v < 0 || v > 0x7fffffff)
+		return -1;
+	t->pid = (uint32_t)v;
+	p = memchr(b, ']', (size_t)(e - b));
+	if (!p || (size_t)(p - b - 2) >= sizeof(buf) || p == b + 2)
+		return -1;
+	memcpy(buf, b + 2, (size_t)(p - b - 2));
+	buf[p - b - 2] = 0;
+	v = strtol(buf, &x, 10);
+	if (*x || v < -1 || v > 139)
+		return -1;
+	t->prio = (int)v;
+	while (s < c && *s == ' ')
+		s++;
+	l = (size_t)(c - 1 - s);
+	if (l >= FTS_COMM_LEN)
+		l = FTS_COMM_LEN - 1;
+	memcpy(t->comm, s, l);
+	t->comm[l] = 0;
+	*end = p + 1;
+	return 0;
+}
+
+/* trace-cmd's "prev:pid [prio] S ==> next:pid [prio]" */
+static int fts_plugin_switch(struct fts_event *ev, const char *f, const char *e)
+{
+	const char *arrow = NULL, *p, *st, *end;
+	size_t vl;
+
+	for (p = f; p + 5 <= e; p++)
+		if (!memcmp(p, " ==> ", 5)) {
+			arrow = p;
+			break;
+		}
+	if (!arrow)
+		return -1;
+	/* the state: the word before the arrow, after the prev's "]" */
+	for (st = arrow; st > f && st[-1] != ' '; st--)
+		;
+	vl = (size_t)(arrow - st);
+	if (st == f || !vl || vl >= sizeof(ev->prev_state))
+		return -1;
+	memcpy(ev->prev_state, st, vl);
+	ev->prev_state[vl] = 0;
+	if (fts_plugin_task(f, st - 1, &ev->a, &end) ||
+	    fts_plugin_task(arrow + 5, e, &ev->b, &end))
+		return -1;
+	return 0;
+}
+
 /* The event part "name: fields" in [s, e) into ev; -1 bad, 1 not ours. */
 static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 {
@@ -116,6 +192,8 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 		const char *st;
 
 		ev->type = FTS_SWITCH;
+		if (!fts_field(f, e, "prev_pid", &vl))
+			return fts_plugin_switch(ev, f, e);
 		if (fts_task(f, e, "prev_comm", "prev_pid", "prev_prio", &ev->a) ||
 		    fts_task(f, e, "next_comm", "next_pid", "next_prio", &ev->b))
 			return -1;
@@ -127,10 +205,26 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 		return 0;
 	}
 	if (IS("sched_waking")) {
+		size_t vl;
+		const char *end, *c;
+
 		ev->type = FTS_WAKING;
-		if (fts_task(f, e, "comm", "pid", "prio", &ev->a) ||
-		    fts_num(f, e, "target_cpu", 0, FTS_MAX_CPUS - 1, &x))
+		if (!fts_field(f, e, "pid", &vl)) {
+			/* trace-cmd's "comm:pid [prio] ... CPU:NNN" */
+			if (fts_plugin_task(f, e, &ev->a, &end))
+				return -1;
+			for (c = end; c + 4 < e && memcmp(c, "CPU:", 4); c++)
+				;
+			if (c + 4 < e)
+				x = strtol(c + 4, NULL, 10);
+			else if (fts_num(end, e, "target_cpu", 0, FTS_MAX_CPUS - 1, &x))
+				return -1;
+			if (x < 0 || x >= FTS_MAX_CPUS)
+				return -1;
+		} else if (fts_task(f, e, "comm", "pid", "prio", &ev->a) ||
+			   fts_num(f, e, "target_cpu", 0, FTS_MAX_CPUS - 1, &x)) {
 			return -1;
+		}
 		ev->n = (int)x;
 		return 0;
 	}
@@ -170,6 +264,28 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 	}
 	if (IS("hrtimer_expire_entry") || IS("hrtimer_expire_exit")) {
 		ev->type = IS("hrtimer_expire_entry") ? FTS_TIMER_ENTRY : FTS_TIMER_EXIT;
+		return 0;
+	}
+	if (IS("rtmon_work")) {
+		/* "begin cookie=N" / "end cookie=N": a u64, more than fts_num's range */
+		size_t vl;
+		const char *v = fts_field(f, e, "cookie", &vl);
+		char buf[24], *end;
+
+		if (e - f >= 6 && !memcmp(f, "begin ", 6))
+			ev->type = FTS_WORK_BEGIN;
+		else if (e - f >= 4 && !memcmp(f, "end ", 4))
+			ev->type = FTS_WORK_END;
+		else
+			return -1;
+		if (!v || !vl || vl >= sizeof(buf) || !isdigit((unsigned char)*v))
+			return -1;
+		memcpy(buf, v, vl);
+		buf[vl] = 0;
+		errno = 0;
+		ev->cookie = strtoull(buf, &end, 10);
+		if (errno || *end)
+			return -1;
 		return 0;
 	}
 #undef IS

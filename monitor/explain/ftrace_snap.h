@@ -30,6 +30,8 @@ enum fts_type {
 	FTS_SOFTIRQ_EXIT,
 	FTS_TIMER_ENTRY,
 	FTS_TIMER_EXIT,
+	FTS_WORK_BEGIN,		/* rtmon_work: librtmon's markers, cookie */
+	FTS_WORK_END,
 };
 
 struct fts_task {
@@ -49,6 +51,7 @@ struct fts_event {
 	int n;			/* irq number, softirq vec, waking
 				 * target_cpu, migrate dest_cpu */
 	int orig_cpu;		/* migrate */
+	uint64_t cookie;	/* work begin/end */
 	char name[24];		/* irq: handler name */
 	unsigned long line;	/* in the file (ties in time keep file order) */
 };
