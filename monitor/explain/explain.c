@@ -26,6 +26,7 @@ static const char *const cat_names[RTX_NCAT] = {
 	[RTX_RUNNING] = "running",
 	[RTX_PREEMPTED] = "preempted",
 	[RTX_BLOCKED] = "blocked",
+	[RTX_QUEUED] = "queued",
 	[RTX_UNKNOWN] = "unknown",
 };
 
@@ -46,6 +47,7 @@ struct rtx_ctx {
 	const struct fts_trace *t;
 	struct rtx_result *r;
 	int hop;		/* the hop the current stretch leads to */
+	int busy;		/* a worker's running is queued (earlier work) */
 };
 
 /* Is s nothing but a task's priority: "", " rt N", " nice N", each
@@ -415,7 +417,8 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 
 	switch (s->st) {
 	case T_RUNNING:
-		cpu_split(x, s->cpu, from, to, pid, RTX_RUNNING, RTX_PREEMPTED);
+		cpu_split(x, s->cpu, from, to, pid,
+			  x->busy ? RTX_QUEUED : RTX_RUNNING, RTX_PREEMPTED);
 		break;
 	case T_PREEMPTED:
 		cpu_split(x, s->cpu, from, to, pid, RTX_RUNNING, RTX_PREEMPTED);
@@ -483,6 +486,33 @@ static void task_split(struct rtx_ctx *x, uint32_t pid, const char *comm,
 
 /* ---- one stretch between hops ---- */
 
+/*
+ * The item of the chain reached worker pid through a queue at a, and the
+ * worker ends it (or, handed off, begins it) at b. Until the worker's
+ * last librtmon marker of another cookie in [a, b) (the end of an earlier
+ * item, or the begin of the next one it took first) the worker was on
+ * earlier work: returns that marker's time, a if none (or no cookie to
+ * tell the items apart).
+ */
+static uint64_t busy_until(const struct rtx_ctx *x, uint32_t pid, uint64_t a,
+			   uint64_t b)
+{
+	const struct fts_trace *t = x->t;
+	uint64_t m = a;
+	size_t i;
+
+	if (!x->c->has_cookie || !pid)
+		return a;
+	for (i = 0; i < t->n && t->ev[i].ts < b; i++) {
+		const struct fts_event *e = &t->ev[i];
+
+		if (e->ts >= a && (e->type == FTS_WORK_BEGIN || e->type == FTS_WORK_END) &&
+		    e->cur.pid == pid && e->cookie != x->c->cookie)
+			m = e->ts;
+	}
+	return m;
+}
+
 static void irq_who(const struct rtx_chain *c, char *buf, size_t len)
 {
 	if (c->kind == RTM_KIND_TIMER)
@@ -513,10 +543,21 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		/* raised until it runs: who ran on that cpu */
 		cpu_split(x, h->cpu, a, b, 0, RTX_RUNNABLE, RTX_RUNNABLE);
 		return;
-	case RTM_HOP_WORK_BEGIN:
 	case RTM_HOP_WORK_END:
-	case RTM_HOP_BLOCK:
 	case RTM_HOP_HANDOFF:
+		if (h->pid != p->pid) {
+			/* through a queue to another task: its earlier items first */
+			uint64_t m = busy_until(x, h->pid, a, b);
+
+			x->busy = 1;
+			task_split(x, h->pid, h->comm, a, m, T_RUNNING, h->cpu);
+			x->busy = 0;
+			a = m;
+		}
+		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu);
+		return;
+	case RTM_HOP_WORK_BEGIN:
+	case RTM_HOP_BLOCK:
 		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu);
 		return;
 	default:
@@ -641,6 +682,10 @@ void rtx_culprit_line(const struct rtx_result *r, char *buf, size_t len)
 	case RTX_SOURCE_DELAY:
 		snprintf(buf, len, "%.0f%% (%.3f us) source delay, %s running%s", pct, p->ns / 1e3, p->who, on);
 		break;
+	case RTX_QUEUED:
+		snprintf(buf, len, "%.0f%% (%.3f us) queued behind %s, busy with earlier work%s",
+			 pct, p->ns / 1e3, p->who, on);
+		break;
 	default:
 		snprintf(buf, len, "%.0f%% (%.3f us) %s: %s%s", pct, p->ns / 1e3,
 			 rtx_cat_name(p->cat), p->who, on);
@@ -704,6 +749,36 @@ static int ctx_of(const char *s)
 	return RTM_CTX_TASK;
 }
 
+void rtx_chain_from_record(struct rtx_chain *c, const struct rtm_record *r)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->seq = r->seq;
+	c->start = r->start_ns;
+	c->end = r->end_ns;
+	c->kind = r->kind;
+	c->source = r->source;
+	c->truncated = !!(r->flags & RTM_REC_F_TRUNCATED);
+	c->cookie = r->cookie;
+	c->has_cookie = !!(r->flags & RTM_REC_F_COOKIE);
+	c->nhops = r->nhops < RTX_MAX_HOPS ? r->nhops : RTX_MAX_HOPS;
+	for (i = 0; i < (unsigned int)c->nhops; i++) {
+		const struct rtm_rec_hop *h = &r->hops[i];
+
+		c->hops[i].ts = h->ts_ns;
+		c->hops[i].cpu = h->cpu;
+		c->hops[i].type = h->type;
+		c->hops[i].ctx = h->ctx;
+		c->hops[i].pid = h->pid;
+		memcpy(c->hops[i].comm, h->comm, RTM_COMM_LEN < FTS_COMM_LEN ?
+		       RTM_COMM_LEN : FTS_COMM_LEN - 1);
+		/* hops on other cpus: same clock, order kept */
+		if (i && c->hops[i].ts < c->hops[i - 1].ts)
+			c->hops[i].ts = c->hops[i - 1].ts;
+	}
+}
+
 int rtx_chain_from_json(struct rtx_chain *c, json_t *rec, char *err, size_t len)
 {
 	json_t *hops = json_object_get(rec, "hops"), *h, *fl;
@@ -722,6 +797,10 @@ int rtx_chain_from_json(struct rtx_chain *c, json_t *rec, char *err, size_t len)
 	c->end = (uint64_t)json_integer_value(json_object_get(rec, "end_ns"));
 	c->kind = kind && !strcmp(kind, "timer") ? RTM_KIND_TIMER : RTM_KIND_IRQ;
 	c->source = (uint64_t)json_integer_value(json_object_get(rec, "source"));
+	if (json_is_integer(json_object_get(rec, "cookie"))) {
+		c->cookie = (uint64_t)json_integer_value(json_object_get(rec, "cookie"));
+		c->has_cookie = 1;
+	}
 	json_array_foreach(json_object_get(rec, "flags"), i, fl)
 		if (json_is_string(fl) && !strcmp(json_string_value(fl), "truncated"))
 			c->truncated = 1;

@@ -20,6 +20,10 @@
  *   softirq interference on that cpu;
  * - a task of the chain until its next hop: running, preempted (by
  *   whom), blocked (in what state, woken by whom);
+ * - an item handed through a queue to a worker still busy with earlier
+ *   items (work_end or handoff by another task than the previous hop's):
+ *   the worker's running time up to its last librtmon marker of another
+ *   cookie is queued, behind that worker;
  * - what the snapshot does not cover: unknown (the explanation is then
  *   partial, and says which part is missing).
  */
@@ -27,6 +31,7 @@
 #define EXPLAIN_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "ftrace_snap.h"
@@ -44,6 +49,7 @@ enum rtx_cat {
 	RTX_RUNNING,		/* a task of the chain at work */
 	RTX_PREEMPTED,		/* ... preempted: who ran instead */
 	RTX_BLOCKED,		/* ... blocked mid-chain */
+	RTX_QUEUED,		/* item waits: its worker on earlier work */
 	RTX_UNKNOWN,		/* not in the snapshot */
 	RTX_NCAT
 };
@@ -61,6 +67,8 @@ struct rtx_chain {
 	uint64_t seq, start, end;
 	int kind;		/* RTM_KIND_* */
 	uint64_t source;
+	uint64_t cookie;	/* of the work_end that completed it */
+	int has_cookie;
 	int nhops;
 	int truncated;		/* the record kept the root + last hops */
 	struct rtx_hop hops[RTX_MAX_HOPS];
@@ -84,7 +92,11 @@ struct rtx_result {
 	char missing[160];		/* what the snapshot lacks */
 };
 
+struct rtm_record;
+
 const char *rtx_cat_name(enum rtx_cat c);
+/* The chain of a record as the module emits it (rtm_record.h). */
+void rtx_chain_from_record(struct rtx_chain *c, const struct rtm_record *r);
 /*
  * The chain from one record as JSON (rtmon_record_json()'s form: the
  * lines of misses.jsonl, records.jsonl, 'rtmonctl records --json').
@@ -98,5 +110,12 @@ void rtx_explain(const struct rtx_chain *c, const struct fts_trace *t,
 void rtx_culprit_line(const struct rtx_result *r, char *buf, size_t len);
 /* JSON: {"latency_ns", "partial", "missing", "culprit", "parts": [...]} */
 json_t *rtx_json(const struct rtx_result *r);
+/*
+ * As text (explain_text.c): "#SEQ latency ...: culprit line", the parts'
+ * table, the sum, how many events of t (events_of: "snapshot", "trace")
+ * and lines not understood, and what is missing.
+ */
+void rtx_print(FILE *f, uint64_t seq, const struct rtx_result *r,
+	       const struct fts_trace *t, const char *events_of);
 
 #endif /* EXPLAIN_H */

@@ -18,32 +18,6 @@
 #include "rtmond.h"
 #include "explain.h"
 
-static struct rtx_chain rtmond_chain_of(const struct rtm_record *r)
-{
-	struct rtx_chain c = {
-		.seq = r->seq, .start = r->start_ns, .end = r->end_ns,
-		.kind = r->kind, .source = r->source,
-		.truncated = !!(r->flags & RTM_REC_F_TRUNCATED),
-	};
-	unsigned int i;
-
-	c.nhops = r->nhops < RTX_MAX_HOPS ? r->nhops : RTX_MAX_HOPS;
-	for (i = 0; i < (unsigned int)c.nhops; i++) {
-		const struct rtm_rec_hop *h = &r->hops[i];
-
-		c.hops[i].ts = h->ts_ns;
-		c.hops[i].cpu = h->cpu;
-		c.hops[i].type = h->type;
-		c.hops[i].ctx = h->ctx;
-		c.hops[i].pid = h->pid;
-		memcpy(c.hops[i].comm, h->comm, RTM_COMM_LEN < FTS_COMM_LEN ?
-		       RTM_COMM_LEN : FTS_COMM_LEN - 1);
-		if (i && c.hops[i].ts < c.hops[i - 1].ts)
-			c.hops[i].ts = c.hops[i - 1].ts;
-	}
-	return c;
-}
-
 void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
 {
 	static struct rtx_result r;	/* the worker is the only caller */
@@ -71,7 +45,7 @@ void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
 	for (i = 0; i < p->nrecs; i++) {
 		json_t *o;
 
-		c = rtmond_chain_of(&p->recs[i]);
+		rtx_chain_from_record(&c, &p->recs[i]);
 		rtx_explain(&c, &t, &r);
 		o = rtx_json(&r);
 		if (!o)
