@@ -22,36 +22,6 @@
 #include "rtmon_format.h"
 #include "explain.h"
 
-static void print_text(const struct rtx_chain *c, const struct rtx_result *r,
-		       const struct fts_trace *t)
-{
-	char a[32], line[256];
-	int i;
-
-	rtx_culprit_line(r, line, sizeof(line));
-	printf("#%llu latency %s: %s\n", (unsigned long long)c->seq,
-	       rtmon_fmt_ns(a, sizeof(a), r->latency), line);
-	printf("  %-21s %-44s %-4s %13s %6s\n", "category", "who", "cpu", "time", "share");
-	for (i = 0; i < r->nparts; i++) {
-		const struct rtx_part *p = &r->parts[i];
-		char cpu[16] = "-";
-
-		if (p->cpu >= 0)
-			snprintf(cpu, sizeof(cpu), "%d", p->cpu);
-		printf("  %-21s %-44s %-4s %13s %5.1f%%\n", rtx_cat_name(p->cat), p->who,
-		       cpu, rtmon_fmt_ns(a, sizeof(a), p->ns),
-		       r->latency ? 100.0 * (double)p->ns / (double)r->latency : 0.0);
-	}
-	printf("  sum %s of %s", rtmon_fmt_ns(a, sizeof(a), r->sum),
-	       rtmon_fmt_ns(line, sizeof(line), r->latency));
-	printf("; snapshot: %zu events", t->n);
-	if (t->bad_lines)
-		printf(", %lu lines not understood (first: line %lu)", t->bad_lines, t->first_bad);
-	putchar('\n');
-	if (r->partial)
-		printf("  partial: %s\n", r->missing);
-}
-
 /* Explain record m (a miss's JSON) with the ftrace file at path. */
 static int explain_one(json_t *m, const char *path, int json)
 {
@@ -86,7 +56,7 @@ static int explain_one(json_t *m, const char *path, int json)
 		json_object_set_new(o, "snapshot_bad_lines", json_integer((json_int_t)t.bad_lines));
 		json_out(o);
 	} else {
-		print_text(&c, r, &t);
+		rtx_print(stdout, c.seq, r, &t, "snapshot");
 	}
 	free(r);
 	fts_free(&t);
