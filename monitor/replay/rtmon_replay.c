@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "rtm_core.h"
+#include "replay.h"
 
 #define MAX_LINE	4096
 #define MAX_TOK		64
@@ -40,10 +41,11 @@ struct opts {
 	bool json;
 	bool drain_at_end;
 	bool flush;
+	bool explain;		/* explain every record from the trace */
 	__u64 tick_ns;		/* ftrace: synthesized tick period */
 };
 
-static struct opts opt = { FMT_AUTO, false, false, true, 10000000ull };
+static struct opts opt = { FMT_AUTO, false, false, true, false, 10000000ull };
 static struct rtm_params params;
 static bool params_set;
 static struct rtm_core *core;
@@ -532,6 +534,8 @@ static void print_record(const struct rtm_record *r)
 	unsigned int i;
 
 	nrecords++;
+	if (opt.explain)
+		rx_keep_record(r);
 	comm_str(comm, r->target_comm);
 	flags_str(fl, sizeof(fl), r->flags);
 	if (opt.json) {
@@ -1380,7 +1384,10 @@ static void usage(FILE *f)
 "                             task_buckets cookie_buckets ring_slots max_age\n"
 "  --tick=DUR                 ftrace: synthesized tick period (default 10ms, 0=off)\n"
 "  --drain-at-end             read records only at the end (rings may overflow)\n"
-"  --no-flush                 skip the final tick past max_age and leak check\n");
+"  --no-flush                 skip the final tick past max_age and leak check\n"
+"  --explain                  ftrace input: explain every record (where its time\n"
+"                             went, who took it: rtmonctl explain's parts) from\n"
+"                             the trace itself, after the records\n");
 }
 
 static void opt_param(char *s)
@@ -1499,6 +1506,8 @@ int main(int argc, char **argv)
 			opt.drain_at_end = true;
 		} else if (!strcmp(a, "--no-flush")) {
 			opt.flush = false;
+		} else if (!strcmp(a, "--explain")) {
+			opt.explain = true;
 		} else if (!strncmp(a, "--format=", 9)) {
 			if (!strcmp(a + 9, "auto"))
 				opt.fmt = FMT_AUTO;
@@ -1565,10 +1574,15 @@ int main(int argc, char **argv)
 			     !isdigit((unsigned char)*p)))
 				opt.fmt = FMT_FTRACE;
 		}
-		if (opt.fmt == FMT_FTRACE)
+		if (opt.fmt == FMT_FTRACE) {
+			if (opt.explain)
+				rx_keep_line(line);	/* ftrace_line() cuts it */
 			ftrace_line(line);
-		else
+		} else {
+			if (opt.explain)
+				input_error("--explain needs a kernel trace (ftrace text, trace-cmd report), not the rtm format");
 			rtm_line(line);
+		}
 	}
 	if (ferror(in)) {
 		fprintf(stderr, "rtmon-replay: read error\n");
@@ -1586,6 +1600,8 @@ int main(int argc, char **argv)
 		drain();
 		leaks = rtm_core_check_quiescent(core);
 	}
+	if (opt.explain && rx_explain_all(opt.json))
+		return 1;
 	print_counters(leaks);
 	free(core_mem);
 	return leaks ? 3 : 0;

@@ -57,6 +57,7 @@ printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: irq=1
 expect ftrace_garbage 1 "f1.trace:3: not an ftrace event line" "$REPLAY" "$T/f1.trace"
 
 printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: name=x\n' > "$T/f2.trace"
+expect explain_rtm 1 "e2.events:1: --explain needs a kernel trace" "$REPLAY" --explain "$T/e2.events"
 expect ftrace_field 1 "f2.trace:2: irq_handler_entry without irq=" "$REPLAY" "$T/f2.trace"
 
 # timestamps at the clock's end: the synthesized tick used to wrap and loop
