@@ -18,10 +18,14 @@
  * records.
  *
  *   dispatch_test -f FILE [-n ITEMS] [-p PERIOD_US] [-w WORK_US]
- *                 [-s SLOW_EVERY] [-S SLOW_WORK_US]
+ *                 [-s SLOW_EVERY] [-S SLOW_WORK_US] [-q DEPTH]
  *
  * Every SLOW_EVERY-th item the worker spins SLOW_WORK_US instead of
- * WORK_US (to provoke deadline misses).
+ * WORK_US (to provoke deadline misses). Up to DEPTH items are in flight
+ * (default 1: the feeder waits for each item's end, so chains stay
+ * apart); with more, items queue behind a slow one while the worker is
+ * busy with it (no wakeup hands them over: the worker never sleeps).
+ * Each item's line has the time the worker took it (t_taken).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,11 +45,12 @@
 static const char *file;
 static long items = 100, period_us = 5000, work_us = 50;
 static long slow_every, slow_us = 3000;
+static long depth = 1;
 static int efd;
 
 struct item {
 	uint64_t cookie;
-	uint64_t t_read_done, t_begin, t_end;
+	uint64_t t_read_done, t_begin, t_taken, t_end;
 	pid_t feeder, dispatcher, worker;
 };
 static struct item *log_items;
@@ -53,7 +58,8 @@ static struct item *log_items;
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
-static uint64_t q_item;		/* 0 = empty */
+/* the queue: items q_head + 1 .. q_tail are waiting (in order) */
+static uint64_t q_head, q_tail;
 static uint64_t done_upto;
 
 static uint64_t now_ns(void)
@@ -80,7 +86,7 @@ static void spin_us(long us)
 static void *feeder(void *arg)
 {
 	char buf[64];
-	uint64_t i;
+	uint64_t i, one = 1;
 	int fd = open(file, O_RDONLY);
 
 	if (fd < 0) {
@@ -97,13 +103,13 @@ static void *feeder(void *arg)
 		}
 		log_items[i].feeder = tid();
 		log_items[i].t_read_done = now_ns();
-		if (write(efd, &i, sizeof(i)) != sizeof(i)) {
+		if (write(efd, &one, sizeof(one)) != sizeof(one)) {
 			perror("eventfd write");
 			exit(1);
 		}
-		/* one item in flight at a time: chains stay apart */
+		/* at most depth items in flight (1: chains stay apart) */
 		pthread_mutex_lock(&q_lock);
-		while (done_upto < i)
+		while (i - done_upto >= (uint64_t)depth)
 			pthread_cond_wait(&done_cond, &q_lock);
 		pthread_mutex_unlock(&q_lock);
 	}
@@ -124,7 +130,7 @@ static void *dispatcher(void *arg)
 		log_items[i].t_begin = now_ns();
 		rtmon_work_begin(i);
 		pthread_mutex_lock(&q_lock);
-		q_item = i;
+		q_tail = i;
 		pthread_cond_signal(&q_cond);
 		pthread_mutex_unlock(&q_lock);
 	}
@@ -137,11 +143,11 @@ static void *worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&q_lock);
-		while (!q_item)
+		while (q_head == q_tail)
 			pthread_cond_wait(&q_cond, &q_lock);
-		i = q_item;
-		q_item = 0;
+		i = ++q_head;
 		pthread_mutex_unlock(&q_lock);
+		log_items[i].t_taken = now_ns();
 
 		spin_us(slow_every && i % slow_every == 0 ? slow_us : work_us);
 		log_items[i].worker = tid();
@@ -175,7 +181,7 @@ int main(int argc, char **argv)
 	long i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:n:p:w:s:S:")) != -1) {
+	while ((c = getopt(argc, argv, "f:n:p:w:s:S:q:")) != -1) {
 		switch (c) {
 		case 'f': file = optarg; break;
 		case 'n': items = num(optarg, "item count"); break;
@@ -183,17 +189,19 @@ int main(int argc, char **argv)
 		case 'w': work_us = num(optarg, "work time"); break;
 		case 's': slow_every = num(optarg, "slow interval"); break;
 		case 'S': slow_us = num(optarg, "slow work time"); break;
+		case 'q': depth = num(optarg, "queue depth"); break;
 		default:
-			fprintf(stderr, "usage: dispatch_test -f FILE [-n N] [-p US] [-w US] [-s K] [-S US]\n");
+			fprintf(stderr, "usage: dispatch_test -f FILE [-n N] [-p US] [-w US] [-s K] [-S US] [-q DEPTH]\n");
 			return 2;
 		}
 	}
-	if (!file || items < 1) {
-		fprintf(stderr, "dispatch_test: -f FILE and -n >= 1 needed\n");
+	if (!file || items < 1 || depth < 1) {
+		fprintf(stderr, "dispatch_test: -f FILE, -n >= 1 and -q >= 1 needed\n");
 		return 2;
 	}
 	log_items = calloc(items + 1, sizeof(*log_items));
-	efd = eventfd(0, 0);
+	/* a semaphore: one read per item, however many are written first */
+	efd = eventfd(0, EFD_SEMAPHORE);
 	if (!log_items || efd < 0) {
 		perror("setup");
 		return 1;
@@ -212,9 +220,9 @@ int main(int argc, char **argv)
 		struct item *it = &log_items[i];
 
 		printf("{\"cookie\":%ld,\"feeder\":%d,\"dispatcher\":%d,\"worker\":%d,"
-		       "\"t_read_done\":%" PRIu64 ",\"t_begin\":%" PRIu64 ",\"t_end\":%" PRIu64 ","
-		       "\"slow\":%s}\n", i, it->feeder, it->dispatcher, it->worker,
-		       it->t_read_done, it->t_begin, it->t_end,
+		       "\"t_read_done\":%" PRIu64 ",\"t_begin\":%" PRIu64 ",\"t_taken\":%" PRIu64
+		       ",\"t_end\":%" PRIu64 ",\"slow\":%s}\n", i, it->feeder, it->dispatcher,
+		       it->worker, it->t_read_done, it->t_begin, it->t_taken, it->t_end,
 		       slow_every && i % slow_every == 0 ? "true" : "false");
 	}
 	return 0;
