@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "rtm_core.h"
+#include "rtmon/rtmon.h"
 #include "replay.h"
 
 #define MAX_LINE	4096
@@ -260,23 +261,14 @@ static void comm_copy(char *dst, const char *src)
 
 /* ---- targets (shared by "target" lines and --target) ---- */
 
-/* Timer kinds (RTM_TIMER_*) by name, and by hrtimer callback in traces. */
-static const char *const timer_kind_names[RTM_TIMER_NR] = RTM_TIMER_NAMES_INIT;
-
-static const char *timer_kind_name(unsigned int k)
-{
-	return k && k < RTM_TIMER_NR ? timer_kind_names[k] : "?";
-}
-
-/* 0: unknown name */
+/* One timer kind (RTM_TIMER_*) by name (librtmon's names); 0: unknown. */
 static unsigned int timer_kind_parse(const char *s)
 {
-	unsigned int k;
+	uint32_t m;
 
-	for (k = 1; k < RTM_TIMER_NR; k++)
-		if (!strcmp(s, timer_kind_names[k]))
-			return k;
-	return 0;
+	if (rtmon_timers_parse(s, &m) || !m || (m & (m - 1)))
+		return 0;
+	return (unsigned int)__builtin_ctz(m);
 }
 
 /* what the module finds by address (kmod/rtmon_probes.c), here by name */
@@ -560,7 +552,7 @@ static void print_record(const struct rtm_record *r)
 		if (r->flags & RTM_REC_F_COOKIE)
 			printf(",\"cookie\":%llu", (unsigned long long)r->cookie);
 		if (r->kind == RTM_KIND_TIMER)
-			printf(",\"timer\":\"%s\"", timer_kind_name(r->timer_kind));
+			printf(",\"timer\":\"%s\"", rtmon_timer_name(r->timer_kind));
 		printf(",\"hops\":[");
 		for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
 			h = &r->hops[i];
@@ -579,7 +571,7 @@ static void print_record(const struct rtm_record *r)
 	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s%s %llu -> " :
 	       "record #%llu %s:%s 0x%llx -> ", (unsigned long long)r->seq,
 	       r->kind == RTM_KIND_IRQ ? "irq" : "timer",
-	       r->kind == RTM_KIND_IRQ ? "" : timer_kind_name(r->timer_kind),
+	       r->kind == RTM_KIND_IRQ ? "" : rtmon_timer_name(r->timer_kind),
 	       (unsigned long long)r->source);
 	if (r->target_id == RTM_TARGET_NONE)
 		printf("target - ");
