@@ -94,3 +94,41 @@ done
 kill -TERM $rpid; wait $rpid || fail "rtmond exited $?"
 rpid=
 { grep -c . $out/misses.jsonl 2>/dev/null | sed "s/^/misses.jsonl lines: /" || true; } >&2
+
+# ---- 3. rtmond's CPU time at 10 misses/s: every chain of cyclictest -i
+# 100000 misses a 1 us deadline; without snapshots, then with an ftrace
+# snapshot and its explanation per miss (rtmond's snapshot worker) ----
+for snap in nosnap ftrace; do
+	rm -rf $out
+	cat >$T/rtmon.conf <<CONF
+targets = ( { name = "cyclictest"; comm = "cyclictest"; source = "timer";
+	      end = "switch_in"; deadline = "1us"; } );
+snapshot = { dir = "$out"; records_file = false; ftrace = $([ $snap = ftrace ] && echo true || echo false);
+	     ftrace_buffer_kb = 1024; lttng = false; on_timeout = false;
+	     rate_burst = 100; rate_interval = "100ms"; };
+metrics = { listen = "127.0.0.1:9465"; textfile = ""; };
+realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
+CONF
+	"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
+	rpid=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "rtmond: running" $T/rtmond.log && break
+		kill -0 $rpid 2>/dev/null || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
+		sleep 0.1
+	done
+	grep -q "rtmond: running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
+	cyclictest -q -m -p 80 -t 1 -d 0 -i 100000 -D 3600 >/dev/null 2>&1 &
+	cpid=$!
+	sleep 3
+	measure "misses10-$snap"
+	kill $cpid; wait $cpid 2>/dev/null || true
+	cpid=
+	kill -TERM $rpid; wait $rpid || fail "rtmond exited $?"
+	rpid=
+	echo "explained $snap $(cat $out/ftrace/*.explain.jsonl 2>/dev/null | grep -c .)" \
+		"$(grep -c . $out/misses.jsonl 2>/dev/null || echo 0)"
+	if [ $snap = ftrace ]; then
+		f=$(ls $out/ftrace/miss-*.txt 2>/dev/null | tail -n 1)
+		[ -n "$f" ] && echo "snapshot_events $(grep -c ': sched_\|: irq_\|: softirq_\|: hrtimer_' "$f")"
+	fi
+done
