@@ -26,8 +26,8 @@ explain_rtmond_start /tmp/explain-worker '{ name = "dw"; comm = "dispatch_test";
 explain_rtmond_stop
 explain_misses "behind the busy worker"
 
-python3 - $out/misses.jsonl $T/explained.jsonl $T/items.jsonl <<'PY'
-import json, sys
+python3 - $out/misses.jsonl $T/explained.jsonl $T/items.jsonl $T <<'PY'
+import json, re, sys
 misses = {json.loads(l)["seq"]: json.loads(l) for l in open(sys.argv[1])}
 ex = [json.loads(l) for l in open(sys.argv[2])]
 items = {i["cookie"]: i for i in map(json.loads, open(sys.argv[3]))}
@@ -53,6 +53,16 @@ for e in ex:
     q = sum(p["ns"] for p in e["parts"] if p["category"] == "queued" and worker in p["who"])
     assert q >= 0.75 * waited, f"#{e['seq']}: queued {us(q)} of a {us(waited)} wait"
     queued += 1
+    if queued == 1:
+        # the fixture (tests/monitor/data/explain-worker): this miss, its
+        # snapshot cut to 100 ms before and 20 ms after the chain
+        ts = re.compile(r" (\d+)\.(\d{6}): ")
+        open(sys.argv[4] + "/fixture-record.json", "w").write(json.dumps(m) + "\n")
+        with open(sys.argv[4] + "/fixture-snapshot.txt", "w") as o:
+            for t in open(m["snapshot"]["ftrace"]):
+                x = ts.search(t)
+                if not x or m["start_ns"] - 100000000 <= int(x[1]) * 10**9 + int(x[2]) * 1000 <= m["end_ns"] + 20000000:
+                    o.write(t)
 print(f"{len(ex)} misses explained, {queued} queued behind the busy worker, "
       f"{ok_sum} add up to the latency within 1 us")
 assert queued >= 1, "no explained miss of an item that waited for the worker"
