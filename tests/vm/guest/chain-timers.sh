@@ -13,7 +13,8 @@
 # same on every loop (one grid): joined to the nearest record after it,
 # all at one offset. rtmon's latency never exceeds the program's, and the
 # maxima agree within the program's clock-read gap (as chain-cyclictest).
-# Loops next to an overrun (a wakeup later than half the period) may lack
+# Loops next to an overrun (a wakeup later than half the period), and the
+# first loop (its expiry may pass while the thread still sets up), may lack
 # their record. A chain still open at its deadline (10 ms) gives a timeout
 # record (no task reached, pid 0) before its own: no other record may come.
 # Then the kind filter: a target of sleepers only gets no
@@ -100,6 +101,9 @@ for arg in sys.argv[3:]:
     for k, lat, exp, over in wk:
         if lat >= interval // 2 or over:
             near.update((k - 1, k, k + 1, k + 2))
+    # the first expiry may pass while the thread still runs its set-up
+    # (first touches of its stack and pages): no wakeup, maybe no record
+    near.add(0)
     near &= set(range(loops))
     by_start = {r["start_ns"]: r for r in mine}
     used, pairs, missing, early, above = set(), [], [], [], []
