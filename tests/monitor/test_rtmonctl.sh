@@ -204,6 +204,32 @@ if grep -q "^#377 latency 3361.490 us: 98% (3287.330 us) runnable behind python3
 else
 	fail explain/text "$(head -c 300 ex.txt)"
 fi
+# ---- explain, an item queued behind a busy worker (data/explain-worker,
+# the guest test explain-worker on 6.1 PREEMPT_RT: dispatch_test's item 11
+# was queued while its worker, dispatch_test[175], spun 20 ms on item 10;
+# the snapshot holds librtmon's markers, rtmon_work end cookie=10 among
+# them): the wait is "queued" behind the worker up to that marker, not the
+# worker's running
+E3=$here/data/explain-worker
+if "$R" --json explain --record "$E3/record.json" --snapshot "$E3/snapshot.txt" >ex3.json 2>err.txt &&
+	python3 - ex3.json "$E3/snapshot.txt" <<'PY' 2>>err.txt
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert d["seq"] == 14 and d["sum_ns"] == d["latency_ns"] and not d["partial"], d
+top = d["parts"][0]
+assert top["category"] == "queued" and top["who"].startswith("dispatch_test[175] "), top
+assert d["culprit"].startswith("85% (7292.000 us) queued behind dispatch_test[175] nice 0, busy with earlier work"), d["culprit"]
+# the queued time ends at the worker's end of item 10, in the snapshot
+end10 = [l for l in open(sys.argv[2]) if "rtmon_work: end cookie=10" in l and "-175 " in l]
+assert len(end10) == 1, end10
+running = [p for p in d["parts"] if p["category"] == "running" and p["who"].startswith("dispatch_test[175]")]
+assert running and running[0]["ns"] < 300000, running
+PY
+then
+	pass "explain/queued (queued behind the worker dispatch_test[175] busy with item 10: 85%, its running on item 11 apart)"
+else
+	fail explain/queued "$(head -c 400 err.txt)"
+fi
 # ---- explain on PREEMPT_RT, a softirq preempted (data/explain-rt-softirq,
 # explain-hog on 6.1 PREEMPT_RT): the hog, woken in the NET_RX softirq a
 # SCHED_OTHER sender runs itself, preempts the sender inside it; for 3.3 ms
