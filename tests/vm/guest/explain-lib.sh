@@ -17,15 +17,17 @@ explain_cleanup() {
 }
 trap explain_cleanup EXIT
 
-# explain_rtmond_start OUT TARGET: rtmond following TARGET (one libconfig
-# target entry), its misses and their snapshots in OUT (emptied first)
+# explain_rtmond_start OUT TARGET [KB]: rtmond following TARGET (one
+# libconfig target entry), its misses and their snapshots in OUT (emptied
+# first); KB: its ftrace buffer per cpu (default 1024; smaller buffers are
+# copied sooner, so misses that follow each other find the worker free)
 explain_rtmond_start() {
 	local i
 	out=$1
 	rm -rf $out
 	cat >$T/rtmon.conf <<CONF
 targets = ( $2 );
-snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = 1024;
+snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = ${3:-1024};
 	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
 metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };

@@ -9,10 +9,11 @@
 # miss adds up to its latency within 1 us (>= 99%); a miss of an item
 # that waited at least 3 ms for the worker to end an earlier item (the
 # item's t_begin to the earlier item's t_end, from dispatch_test's own
-# clock reads) has "queued" behind the worker (its pid) as its culprit,
-# holding at least half of that wait, and with the worker's preemptions
-# meanwhile (the preempting tasks' time) at least 80% of it, not
-# "running" and not "unknown". rtmond's own
+# clock reads) has "queued" behind the worker (its pid) as its culprit
+# (or a larger part comes before the item was queued: the feeder's read),
+# the largest part of that hand-off, and with the worker's preemptions
+# and interrupts meanwhile (the preempting tasks', IRQs' time) at least
+# 80% of the wait, not "running" and not "unknown". rtmond's own
 # explanations name the same culprits.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
@@ -20,9 +21,13 @@
 
 rtmon_load
 echo "some data for the feeder" >/rtmon-share/feed
+# a 256 KiB buffer per cpu: the queued item's miss follows the slow
+# item's by a few ms, and the snapshot worker, still copying the slow
+# one's, would take none for it (rtmond skips a snapshot while its worker
+# is busy: "skipped": "busy")
 explain_rtmond_start /tmp/explain-worker '{ name = "dw"; comm = "dispatch_test";
-	      end = "work_end"; deadline = "5ms"; }'
-"$APPS/dispatch_test" -f /rtmon-share/feed -n 60 -p 4000 -w 50 -s 10 -S 20000 -q 8 \
+	      end = "work_end"; deadline = "5ms"; }' 256
+"$APPS/dispatch_test" -f /rtmon-share/feed -n 100 -p 4000 -w 50 -s 10 -S 20000 -q 8 \
 	>$T/items.jsonl 2>$T/items.err || fail "dispatch_test failed: $(cat $T/items.err)"
 explain_rtmond_stop
 explain_misses "behind the busy worker"
@@ -46,17 +51,26 @@ for e in ex:
     print(f"{e['seq']:>5} {m.get('cookie', '-'):>4} {us(m['latency_ns']):>10} {us(waited):>10}  {e['culprit']}")
     if waited < 3000000:
         continue
-    top = e["parts"][0]
     worker = f"[{it['worker']}]"
-    assert top["category"] == "queued" and worker in top["who"], \
-        f"#{e['seq']} (item {it['cookie']}, waited {us(waited)}): culprit {e['culprit']}, " \
-        f"expected queued behind the worker {worker}: {e['parts'][:4]}"
-    q = sum(p["ns"] for p in e["parts"] if p["category"] == "queued" and worker in p["who"])
-    # the worker, busy with the earlier item, may be preempted meanwhile:
-    # that time is the preempting task's, at the same hop
-    pre = sum(p["ns"] for p in e["parts"] if p["category"] == "preempted" and p["hop"] == top["hop"])
-    assert q >= 0.5 * waited and q + pre >= 0.8 * waited, \
-        f"#{e['seq']}: queued {us(q)} (+ {us(pre)} preempted) of a {us(waited)} wait"
+    qs = [p for p in e["parts"] if p["category"] == "queued" and worker in p["who"]]
+    assert qs, f"#{e['seq']} (item {it['cookie']}, waited {us(waited)}): culprit {e['culprit']}, " \
+        f"nothing queued behind the worker {worker}: {e['parts'][:4]}"
+    top = qs[0]
+    # the culprit, unless a larger part came before the item was queued
+    # (the feeder's read: on mainline the device's answer may come while
+    # it still runs, and the chain is its timer's)
+    larger = [p for p in e["parts"] if p["ns"] > top["ns"]]
+    assert all(p["hop"] < top["hop"] for p in larger), \
+        f"#{e['seq']}: larger than the queued time, after the hand-off: {larger}"
+    q = sum(p["ns"] for p in qs)
+    # the worker, busy with the earlier item, may be preempted meanwhile
+    # (rtmond itself, busy with the earlier miss), or interrupted: that
+    # time is the preempting task's, the IRQ's, at the same hop; the
+    # worker's running on this item is not the wait
+    hop = [p for p in e["parts"] if p["hop"] == top["hop"]]
+    other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running"))
+    assert max(p["ns"] for p in hop) == top["ns"] and q + other >= 0.8 * waited, \
+        f"#{e['seq']}: queued {us(q)} (+ {us(other)} preempted, interrupted) of a {us(waited)} wait: {hop[:5]}"
     queued += 1
     if queued == 1:
         # the fixture (tests/monitor/data/explain-worker): this miss, its

@@ -50,8 +50,9 @@ wait "$pid" || fail "rtmond exit status $?"
 pid=
 [ -s "$out/misses.jsonl" ] || fail "no misses behind the mutex"
 
-waiter=$(head -n 1 "$T/pi.jsonl" | json_field waiter)
-owner=$(head -n 1 "$T/pi.jsonl" | json_field owner)
+# (pi_test prints "key": value, with a space)
+waiter=$(head -n 1 "$T/pi.jsonl" | json_field waiter | tr -d ' ')
+owner=$(head -n 1 "$T/pi.jsonl" | json_field owner | tr -d ' ')
 [ -n "$waiter" ] && [ -n "$owner" ] || fail "pi_test printed no waiter/owner: $(head -n 2 "$T/pi.jsonl")"
 note "pi-waiter[$waiter], pi-owner[$owner]; $(grep -c . "$T/pi.jsonl") loops, $(grep -c . "$out/misses.jsonl") misses"
 n=0 waited=0 named=0
@@ -72,7 +73,7 @@ while read -r seq cookie explain; do
 	mine=$(head -n 1 "$T/ex-$seq.txt" | sed 's/^#[0-9]* latency [^:]*: //')
 	[ "$theirs" = "$mine" ] || fail "#$seq: rtmond's culprit '$theirs', rtmonctl's '$mine'"
 	[ "$cookie" != 0 ] || continue	# the warm-up loop
-	loop=$(grep "\"cookie\":$cookie," "$T/pi.jsonl")
+	loop=$(grep -E "\"cookie\": ?$cookie," "$T/pi.jsonl")
 	[ -n "$loop" ] || fail "#$seq: cookie $cookie is no loop of pi_test"
 	wait_ns=$(($(echo "$loop" | json_field locked_ns) - $(echo "$loop" | json_field begin_ns)))
 	[ "$wait_ns" -ge 500000 ] || continue
