@@ -68,23 +68,26 @@ while read -r seq cookie explain; do
 	grep -q '^  sum' "$T/ex-$seq.txt" || fail "#$seq: no sum line: $(cat "$T/ex-$seq.txt")"
 	# rtmond's explanation in the snapshot worker: the same culprit
 	# (one line per miss the snapshot covers: this one's by its seq)
+	[ -f "$explain" ] || fail "#$seq: rtmond wrote no explanation ($explain)"
 	theirs=$(awk -v k='"culprit":"' -v s="\"seq\":${seq}[,}]" '$0 ~ s { i = index($0, k)
 		if (i) { v = substr($0, i + length(k)); sub(/".*/, "", v); print v } }' "$explain")
 	mine=$(head -n 1 "$T/ex-$seq.txt" | sed 's/^#[0-9]* latency [^:]*: //')
 	[ "$theirs" = "$mine" ] || fail "#$seq: rtmond's culprit '$theirs', rtmonctl's '$mine'"
+	[ "$cookie" != - ] || continue	# not ended by work_end (a timeout)
 	[ "$cookie" != 0 ] || continue	# the warm-up loop
-	loop=$(grep -E "\"cookie\": ?$cookie," "$T/pi.jsonl")
+	loop=$(grep -E "\"cookie\": ?$cookie," "$T/pi.jsonl" || true)
 	[ -n "$loop" ] || fail "#$seq: cookie $cookie is no loop of pi_test"
 	wait_ns=$(($(echo "$loop" | json_field locked_ns) - $(echo "$loop" | json_field begin_ns)))
 	[ "$wait_ns" -ge 500000 ] || continue
 	grep -E "^  blocked +pi-waiter\[$waiter\].* woken by pi-owner\[$owner\] .*\(boosted to rt 50\)" "$T/ex-$seq.txt" >/dev/null ||
 		fail "#$seq: waited $((wait_ns / 1000)) us for the mutex, explained: $(head -n 4 "$T/ex-$seq.txt")"
 	waited=$((waited + 1))
-	head -n 1 "$T/ex-$seq.txt" | grep -q "blocked: pi-waiter\[$waiter\].*woken by pi-owner\[$owner\]" &&
+	if head -n 1 "$T/ex-$seq.txt" | grep -q "blocked: pi-waiter\[$waiter\].*woken by pi-owner\[$owner\]"; then
 		named=$((named + 1))
+	fi
 done < <(awk '{ s = $0; sub(/"hops".*/, "", s)
 	seq = s; sub(/.*"seq":/, "", seq); sub(/[,}].*/, "", seq)
-	c = "-"; if (index(s, "\"cookie\":")) { c = substr(s, index(s, "\"cookie\":") + 9); sub(/[,}].*/, "", c) }
+	c = "-"; if (index($0, "\"cookie\":")) { c = substr($0, index($0, "\"cookie\":") + 9); sub(/[,}].*/, "", c) }
 	e = ""; if (index($0, "\"explain\":\"")) { e = substr($0, index($0, "\"explain\":\"") + 11); sub(/".*/, "", e) }
 	print seq, c, e }' "$out/misses.jsonl")
 note "$n misses explained, all adding up; $waited waited for the mutex, each blocked, woken by pi-owner[$owner] boosted to rt 50; $named with that as the culprit"
