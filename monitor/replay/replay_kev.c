@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * replay_kev.c - kernel events (struct rx_kev, parsed by the ftrace text
+ * reader or the .dat reader) replayed as the module sees them: the
+ * context of each event (from the trace's flags, or inferred from the
+ * event sequence), irq exits held until the next event tells whether the
+ * handler woke its thread, hrtimer expiries turned into chain starts,
+ * and ticks synthesized from trace time. Both readers call rx_kevent(),
+ * so a .dat and its `trace-cmd report` text replay alike.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <string.h>
+
+#include "rtm_core.h"
+#include "replay.h"
+
+#define TIMER_HASH	4096
+
+struct ft_cpu {
+	int hard;		/* hard IRQ nesting (no flags field) */
+	int soft;
+	__u32 tsoft;		/* running hrtimer handlers: bit set = soft */
+	int tdepth;		/* (stack, innermost in bit 0) */
+	bool after_exit;	/* last event was an irq exit (hardirq) */
+	bool exit_pending;	/* irq_handler_exit ret=handled waiting */
+	__u32 exit_irq;
+	__u64 exit_ts;
+};
+
+static struct ft_cpu ftc[NCPU_FT];
+static __u64 next_tick;
+enum rx_clock rx_trace_clock = RX_CLOCK_GUESS;
+static struct { __u64 id, expires; } timers[TIMER_HASH];
+
+static void timer_remember(__u64 id, __u64 expires)
+{
+	__u32 h = (__u32)((id * 0x9e3779b97f4a7c15ull) >> 52), i;
+
+	for (i = 0; i < TIMER_HASH; i++, h = (h + 1) % TIMER_HASH) {
+		if (!timers[h].id || timers[h].id == id) {
+			timers[h].id = id;
+			timers[h].expires = expires;
+			return;
+		}
+	}
+	timers[h].id = id;	/* table full: overwrite */
+	timers[h].expires = expires;
+}
+
+static bool timer_lookup(__u64 id, __u64 *expires)
+{
+	__u32 h = (__u32)((id * 0x9e3779b97f4a7c15ull) >> 52), i;
+
+	for (i = 0; i < TIMER_HASH && timers[h].id; i++, h = (h + 1) % TIMER_HASH)
+		if (timers[h].id == id) {
+			*expires = timers[h].expires;
+			return true;
+		}
+	return false;
+}
+
+
+static __u32 ft_ctx(struct ft_cpu *fc, char flag)
+{
+	if (flag == 'h' || flag == 'H' || flag == 'z' || flag == 'Z')
+		return RTM_CTX_HARDIRQ;
+	if (flag == 's')
+		return RTM_CTX_SOFTIRQ;
+	if (flag == '.')
+		return RTM_CTX_TASK;
+	/* no flags column: infer from the event sequence */
+	if (fc->hard > 0 || fc->after_exit)
+		return RTM_CTX_HARDIRQ;
+	if (fc->soft > 0)
+		return RTM_CTX_SOFTIRQ;
+	return RTM_CTX_TASK;
+}
+
+static void ft_flush_exit(__u32 cpu, bool woke)
+{
+	struct ft_cpu *fc = &ftc[cpu];
+
+	if (!fc->exit_pending)
+		return;
+	fc->exit_pending = false;
+	rtm_ev_irq_exit(core, cpu, fc->exit_ts, fc->exit_irq, woke, 0);
+	after_event();
+}
+
+static void ft_ticks(__u64 ts)
+{
+	if (!opt.tick_ns)
+		return;
+	if (!next_tick)
+		next_tick = ts + opt.tick_ns;
+	if (ts >= next_tick && ts - next_tick > 64 * opt.tick_ns)
+		next_tick = ts - ts % opt.tick_ns;	/* long gap: skip ahead */
+	while (ts >= next_tick) {
+		rtm_ev_tick(core, 0, next_tick);
+		after_event();
+		if (next_tick > UINT64_MAX - opt.tick_ns) {
+			next_tick = UINT64_MAX;	/* the clock's end: no wrap */
+			break;
+		}
+		next_tick += opt.tick_ns;
+	}
+}
+
+
+/* the chain start of a timer expiring at ts, its handler's clock read now */
+static __u64 timer_start(__u64 id, __u64 ts, __u64 now)
+{
+	__u64 exp, late = 0;
+	bool known = timer_lookup(id, &exp);
+
+	if (known && now > exp)
+		late = now - exp;
+	if (late > ts)
+		late = ts;
+	/*
+	 * The trace on the timer's own clock (trace_clock mono, trace-cmd
+	 * record -C mono; a MONOTONIC timer): the programmed expiry is the
+	 * start, as in the module. Else (another trace clock or timer base)
+	 * the expiry as far before the event as it was before the handler's
+	 * clock read, which misses the time from that read to the event.
+	 * Unknown clock (text): mono when `now` is within a second before
+	 * the event.
+	 */
+	if (known && exp <= ts &&
+	    (rx_trace_clock == RX_CLOCK_MONO ||
+	     (rx_trace_clock == RX_CLOCK_GUESS && now <= ts &&
+	      ts - now < 1000000000ull)))
+		return exp;
+	return ts - late;
+}
+
+void rx_kevent(const struct rx_kev *e)
+{
+	struct ft_cpu *fc = &ftc[e->cpu];
+	__u32 c = e->cpu, ctx;
+	__u64 ts = e->ts;
+	bool was_after_exit, soft;
+
+	set_ts(ts);
+	ft_ticks(ts);
+	ctx = ft_ctx(fc, e->flag);
+	was_after_exit = fc->after_exit;
+	fc->after_exit = false;
+
+	/* resolve a held irq exit: did the handler wake its thread? */
+	if (fc->exit_pending)
+		ft_flush_exit(c, e->type == RX_KEV_WAKING &&
+			      ctx == RTM_CTX_HARDIRQ &&
+			      !strncmp(e->next_comm, "irq/", 4));
+
+	switch (e->type) {
+	case RX_KEV_OTHER:
+		return;		/* other events are ignored */
+	case RX_KEV_IRQ_ENTRY:
+		fc->hard++;
+		rtm_ev_irq_entry(core, c, ts, e->irq);
+		break;
+	case RX_KEV_IRQ_EXIT:
+		if (fc->hard > 0)
+			fc->hard--;
+		fc->after_exit = true;
+		if (e->handled) {
+			/*
+			 * ret=handled does not tell IRQ_WAKE_THREAD apart:
+			 * held until the next event on this cpu
+			 */
+			fc->exit_pending = true;
+			fc->exit_irq = e->irq;
+			fc->exit_ts = ts;
+			return;
+		}
+		rtm_ev_irq_exit(core, c, ts, e->irq, 0, 0);
+		break;
+	case RX_KEV_SOFTIRQ_RAISE:
+		if (!e->flag && was_after_exit)
+			ctx = RTM_CTX_HARDIRQ;
+		rtm_ev_softirq_raise(core, c, ts, e->vec, ctx);
+		break;
+	case RX_KEV_SOFTIRQ_ENTRY:
+		fc->soft++;
+		rtm_ev_softirq_entry(core, c, ts, e->vec);
+		break;
+	case RX_KEV_SOFTIRQ_EXIT:
+		if (fc->soft > 0)
+			fc->soft--;
+		rtm_ev_softirq_exit(core, c, ts, e->vec);
+		break;
+	case RX_KEV_HRTIMER_START:
+		/* the soft expiry, what the sleeper asked for (as the module) */
+		timer_remember(e->timer, e->expires);
+		return;
+	case RX_KEV_HRTIMER_ENTRY:
+		/*
+		 * Soft timer (HRTIMER softirq; on RT ktimers/N): flags 's'
+		 * (or '.'), 'h'/'H' = hard. No flags column: soft only inside
+		 * softirq_entry/exit, else hard (hrtimer_interrupt is not an
+		 * irq_handler_entry).
+		 */
+		soft = e->flag ? ctx != RTM_CTX_HARDIRQ : ctx == RTM_CTX_SOFTIRQ;
+		if (soft)
+			fc->soft++;
+		else
+			fc->hard++;
+		fc->tsoft = fc->tsoft << 1 | soft;
+		fc->tdepth++;
+		rtm_ev_timer_entry(core, c, ts, e->timer,
+				   timer_start(e->timer, ts, e->now),
+				   e->timer_kind,
+				   soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
+		break;
+	case RX_KEV_HRTIMER_EXIT:
+		if (fc->tdepth > 0) {
+			soft = fc->tsoft & 1;
+			fc->tsoft >>= 1;
+			fc->tdepth--;
+		} else {
+			soft = e->flag ? ctx != RTM_CTX_HARDIRQ :
+					 ctx == RTM_CTX_SOFTIRQ;
+		}
+		if (soft && fc->soft > 0)
+			fc->soft--;
+		else if (!soft && fc->hard > 0)
+			fc->hard--;
+		rtm_ev_timer_exit(core, c, ts, e->timer,
+				  soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
+		break;
+	case RX_KEV_WAKING:
+		if (!e->flag && was_after_exit)
+			ctx = RTM_CTX_HARDIRQ;
+		rtm_ev_waking_running(core, c, ts, ctx, e->pid, e->next, 0,
+				      e->next_comm, running_cpu(e->next));
+		break;
+	case RX_KEV_SWITCH:
+		fc->hard = 0;
+		fc->soft = 0;
+		fc->tsoft = 0;
+		fc->tdepth = 0;
+		track_switch(c, e->next);
+		rtm_ev_switch(core, c, ts, e->prev, e->prev_state, e->next, 0,
+			      e->next_comm);
+		break;
+	case RX_KEV_WORK_BEGIN:
+		/* tgid is not in the trace: 0 on both sides */
+		rtm_ev_work_begin(core, c, ts, e->pid, 0, e->cookie,
+				  e->work_comm ? e->comm : NULL);
+		break;
+	case RX_KEV_WORK_END:
+		rtm_ev_work_end(core, c, ts, e->pid, 0, e->cookie,
+				e->work_comm ? e->comm : NULL);
+		break;
+	}
+	after_event();
+}
+
+void rx_kev_end(void)
+{
+	__u32 i;
+
+	for (i = 0; i < params.ncpus && i < NCPU_FT; i++)
+		ft_flush_exit(i, false);
+}
