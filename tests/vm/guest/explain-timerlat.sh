@@ -20,7 +20,10 @@
 # emulation's noise stopped it, an IRQ latency or a thread latency outside
 # the bursts, or rtmond's snapshot worker was busy with a noise miss: tried
 # again, 3 runs at most); rtla's
-# analysis names the hog's pid as the blocking thread; rtmon has a miss for
+# analysis names the hog's pid: as the blocking thread, or, when thread
+# interference is the larger share (the hog preempted the timerlat thread
+# after its IRQ, while another thread was current at the IRQ), as the
+# thread with the most interference time; rtmon has a miss for
 # that activation, no longer than timerlat's latency (it ends at the
 # switch-in, before the thread reads the clock), whose explanation is
 # complete and whose culprit is "runnable behind python3[PID] rt 80 on
@@ -113,6 +116,23 @@ if kind != "thread":
 if not b:
     sys.exit(f"FAIL: rtla's analysis names no blocking thread: {verdict}")
 bcomm, bpid = b.group(1).strip(), b.group(2)
+# rtla's culprit: the blocking thread (the one running when the timer
+# fired), or, when thread interference holds more of the latency than the
+# blocking thread, the thread with the most time under it (a hog that
+# preempts the woken timerlat thread after the IRQ is listed there)
+def share(name):
+    x = re.search(name + r":?\s+[\d.]+ us \(([\d.]+) ?%\)", body)
+    return float(x.group(1)) if x else 0.0
+tint = {}
+ti_sec = re.search(r"Thread interference:?[^\n]*\n((?:\s+\S.*?:\d+\s+[\d.]+ us\n)+)", body)
+if ti_sec:
+    for x in re.finditer(r"\s+(\S.*?):(\d+)\s+([\d.]+) us", ti_sec.group(1)):
+        k = (x.group(1).strip(), x.group(2))
+        tint[k] = tint.get(k, 0.0) + float(x.group(3))
+ccomm, cpid, cwhy = bcomm, bpid, "blocking thread"
+if tint and share("Thread interference") > share("Blocking thread"):
+    (ccomm, cpid), t = max(tint.items(), key=lambda kv: kv[1])
+    cwhy = f"thread interference ({t:.2f} us of {share('Thread interference')}%)"
 # rtla's own trace (osnoise_trace instance): the last thread sample of cpu 1
 samp = re.compile(r"\[(\d+)\][^\n]*?\s(\d+)\.(\d{6}): #(\d+)\s+context\s+(thread|irq)\s+timer_latency\s+(\d+) ns")
 last = None
@@ -144,12 +164,13 @@ bursts = [tuple(map(int, l.split())) for l in open(sys.argv[4]) if len(l.split()
 # the hog ran for most of the activation's latency (expiry to clock read)
 inside = [bb for bb in bursts if min(bb[1], bound + L) - max(bb[0], bound - 100000) > L / 2]
 print(f"rtla stopped on cpu 1's activation #{seq}: thread latency {L} ns, expiry before "
-      f"{bound / 1e9:.6f} s; blocking thread {bcomm}:{bpid}; "
+      f"{bound / 1e9:.6f} s; blocking thread {bcomm}:{bpid}; culprit {ccomm}:{cpid} by {cwhy}; "
       f"{'inside a hog burst' if inside else 'in no hog burst'}")
 if not inside:
     print("the activation was in no hog burst: emulation noise stopped rtla")
     sys.exit(2)
 json.dump({"seq": seq, "latency_ns": L, "bound_ns": bound, "block_comm": bcomm, "block_pid": bpid,
+           "culprit_comm": ccomm, "culprit_pid": cpid, "culprit_why": cwhy,
            "verdict": verdict, "burst": inside[0]}, open(d + "/activation.json", "w"))
 PY
 
@@ -293,7 +314,7 @@ rows = [("activation", f"timerlat #{a['seq']} on cpu 1", f"miss #{miss['seq']} o
         ("softirqs", "interference " + rtla("Softirq interference"), "softirq_interference " + rtmon(lambda p: p["category"] == "softirq_interference")),
         ("threads", "interference " + rtla("Thread interference"),
          "runnable/preempted, others " + rtmon(lambda p: p["category"] in ("runnable", "preempted") and not isHog(p))),
-        ("verdict", f"Blocking thread: {a['block_comm']}:{a['block_pid']}", e["culprit"])]
+        ("verdict", f"{a['culprit_comm']}:{a['culprit_pid']} ({a['culprit_why']})", e["culprit"])]
 w = max(len(r[1]) for r in rows)
 print(f"{'':<11} {'rtla timerlat --auto':<{w}}   rtmonctl explain")
 for r in rows:
@@ -303,8 +324,8 @@ for l in a["verdict"]:
     if "->" not in l and "stack trace" not in l:
         print("  " + l)
 bad = []
-if a["block_pid"] != hog:
-    bad.append(f"rtla names {a['block_comm']}:{a['block_pid']} as the blocking thread, the hog is {hog}")
+if a["culprit_pid"] != hog:
+    bad.append(f"rtla names {a['culprit_comm']}:{a['culprit_pid']} ({a['culprit_why']}), the hog is {hog}")
 want = f"runnable behind python3[{hog}] rt 80 on cpu 1"
 if not e["culprit"].endswith(want):
     bad.append(f"rtmon's culprit is '{e['culprit']}', expected '... {want}'")
