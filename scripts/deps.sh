@@ -31,6 +31,8 @@ pkgs=(
 	# the libraries rtla 6.12 is built against (scripts/build-rtla: Debian
 	# 12's rtla 6.1 has no 'timerlat --auto', tests/vm/guest/explain-timerlat.sh)
 	rtla libtracefs-dev libtraceevent-dev
+	# rtmon-replay reads trace-cmd .dat files with libtracecmd
+	libtracecmd-dev
 	# GPIO loopback tests: gpio-sim and irq_sim are built from Debian's 6.1
 	# kernel source (scripts/build-gpio-sim; the 6.12 source is downloaded)
 	linux-source-6.1

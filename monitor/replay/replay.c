@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtm_core.h"
 #include "rtmon/rtmon.h"
@@ -752,6 +753,94 @@ static void print_counters(__u32 leaks)
 	}
 }
 
+/* a trace-cmd .dat? (its magic; the stream is left at its start) */
+static bool is_dat(FILE *in)
+{
+	char magic[RX_DAT_MAGIC_LEN];
+	size_t n;
+	int c = getc(in);
+
+	if (c == EOF)
+		return false;
+	if (c != RX_DAT_MAGIC[0] || fseek(in, 0, SEEK_SET)) {
+		/* text never starts with 0x17; a pipe cannot seek back */
+		ungetc(c, in);
+		return c == RX_DAT_MAGIC[0];
+	}
+	n = fread(magic, 1, sizeof(magic), in);
+	if (fseek(in, 0, SEEK_SET))
+		return true;
+	return n == sizeof(magic) && !memcmp(magic, RX_DAT_MAGIC, sizeof(magic));
+}
+
+/*
+ * Binary input is read whole before anything is printed: stdout goes to
+ * a temporary file until the end, so an input error (exit 1) leaves
+ * nothing half-printed as if it were a result.
+ */
+static int spool_out = -1;
+
+static void spool_begin(void)
+{
+	FILE *t = tmpfile();
+
+	fflush(stdout);
+	spool_out = dup(1);
+	if (!t || spool_out < 0 || dup2(fileno(t), 1) < 0) {
+		perror("rtmon-replay: output");
+		exit(2);
+	}
+}
+
+/*
+ * What went to the spool so far, as one line (at most len - 1 bytes):
+ * libraries that print their diagnostics on stdout (libtracecmd's
+ * "File possibly truncated") before anything else was written.
+ */
+void spool_text(char *buf, size_t len)
+{
+	ssize_t n;
+	char *p;
+
+	buf[0] = 0;
+	if (spool_out < 0 || !len)
+		return;
+	fflush(stdout);
+	n = pread(1, buf, len - 1, 0);
+	buf[n > 0 ? n : 0] = 0;
+	for (p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	while (p > buf && p[-1] == ' ')
+		*--p = 0;
+}
+
+static void spool_end(void)
+{
+	char buf[65536];
+	ssize_t n, w, off;
+
+	if (spool_out < 0)
+		return;
+	if (fflush(stdout) || lseek(1, 0, SEEK_SET) < 0)
+		goto err;
+	while ((n = read(1, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += w) {
+			w = write(spool_out, buf + off, (size_t)(n - off));
+			if (w < 0)
+				goto err;
+		}
+	}
+	if (n < 0 || dup2(spool_out, 1) < 0)
+		goto err;
+	close(spool_out);
+	spool_out = -1;
+	return;
+err:
+	perror("rtmon-replay: output");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	char line[MAX_LINE];
@@ -783,6 +872,8 @@ int main(int argc, char **argv)
 				opt.fmt = FMT_RTM;
 			else if (!strcmp(a + 9, "ftrace"))
 				opt.fmt = FMT_FTRACE;
+			else if (!strcmp(a + 9, "dat"))
+				opt.fmt = FMT_DAT;
 			else
 				usage_error("bad --format '%s'", a + 9);
 		} else if (!strncmp(a, "--tick=", 7)) {
@@ -816,10 +907,19 @@ int main(int argc, char **argv)
 		}
 		fname = path;
 	} else {
+		path = NULL;
 		fname = "<stdin>";
 	}
+	if (opt.fmt == FMT_AUTO && is_dat(in))
+		opt.fmt = FMT_DAT;
+	if (opt.fmt == FMT_DAT) {
+		/* records reach stdout only once the whole file is read */
+		spool_begin();
+		input = &rx_dat_input;
+		input->file(path);
+	}
 	lineno = 0;
-	while (fgets(line, sizeof(line), in)) {
+	while (opt.fmt != FMT_DAT && fgets(line, sizeof(line), in)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(in))
 			input_error("line too long");
@@ -864,6 +964,7 @@ int main(int argc, char **argv)
 	if (opt.explain && rx_explain_all(opt.json))
 		return 1;
 	print_counters(leaks);
+	spool_end();
 	free(core_mem);
 	return leaks ? 3 : 0;
 }

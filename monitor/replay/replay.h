@@ -96,6 +96,9 @@ __u32 kv_u32(struct kv *kv, int n, const char *k, bool req, __u32 def);
 int parse_target(struct kv *kv, int n, __u32 *id, char *err, size_t errlen);
 void rtm_param_line(struct kv *kv, int n);
 
+/* binary input: what was printed on stdout so far (a library's words) */
+void spool_text(char *buf, size_t len);
+
 void core_setup(void);
 void drain(void);
 void after_event(void);

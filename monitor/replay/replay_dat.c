@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * replay_dat.c - trace-cmd .dat files, read with libtracecmd (the
+ * library trace-cmd itself reads them with) and libtraceevent (event
+ * formats, fields by name): every record of the top-level buffer, in
+ * time order across cpus, parsed into a struct rx_kev from the fields
+ * the recording's own event formats describe, and replayed by
+ * replay_kev.c exactly as the text of `trace-cmd report` would be. The
+ * recording's cpu count and trace clock come from its headers: on the
+ * mono clock (trace-cmd record -C mono) a timer chain starts at the
+ * timer's programmed expiry, as in the module.
+ *
+ * Bad input (a file libtracecmd cannot open: cut or corrupt headers, cpu
+ * data that does not fit in the file; an event
+ * format without a field the replay needs, a record shorter than its
+ * format, timestamps going backwards) is an input error naming the
+ * file, cpu and record.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+#include "rtm_core.h"
+#include "replay.h"
+
+/*
+ * Exported by libtracecmd.so.1 (trace-cmd 3.1's library: Debian 12's
+ * libtracecmd1), declared only in trace-cmd's private header there.
+ */
+int tracecmd_cpus(struct tracecmd_input *handle);
+const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
+struct tep_record *tracecmd_read_next_data(struct tracecmd_input *handle,
+					   int *rec_cpu);
+
+/* the kernel's trace flags (common_flags), as the text's flags column */
+#define TF_HARDIRQ	0x08
+#define TF_SOFTIRQ	0x10
+#define TF_NMI		0x40
+
+#define NFIELD		4
+#define MAX_EVENT_ID	65536
+
+/* what the replay makes of one event format, found at its first record */
+struct dat_ev {
+	enum rx_kev_type type;
+	struct tep_event *event;
+	struct tep_format_field *f[NFIELD];	/* by event type, below */
+};
+
+static struct tracecmd_input *handle;
+static struct tep_handle *tep;
+static struct dat_ev **evs;
+static int cur_cpu = -1;
+static unsigned long long nrec, cur_rec, lost;
+static __u64 cur_ts;
+
+static void where_dat(FILE *f)
+{
+	if (cur_cpu < 0)
+		fprintf(f, "%s: ", fname);
+	else
+		fprintf(f, "%s: cpu %d record %llu (ts %llu.%09llu): ", fname,
+			cur_cpu, cur_rec, (unsigned long long)(cur_ts / 1000000000ull),
+			(unsigned long long)(cur_ts % 1000000000ull));
+}
+
+static struct tep_format_field *need(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	if (!f)
+		input_error("unknown event format: %s:%s has no field '%s'",
+			    ev->system, ev->name, name);
+	if (f->size <= 0 || f->offset < 0)
+		input_error("bad event format: %s:%s field '%s' (offset %d size %d)",
+			    ev->system, ev->name, name, f->offset, f->size);
+	return f;
+}
+
+/* the replay's use of an event format: its type and fields */
+static struct dat_ev *dat_event(struct tep_record *rec)
+{
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	struct dat_ev *d;
+	int id;
+
+	if (!ev)
+		input_error("record of an event id the file does not describe (corrupt data?)");
+	id = ev->id;
+	if (id < 0 || id >= MAX_EVENT_ID)
+		input_error("event id %d out of range", id);
+	if (evs[id])
+		return evs[id];
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		perror("rtmon-replay");
+		exit(2);
+	}
+	d->event = ev;
+	d->type = RX_KEV_OTHER;
+	if (!strcmp(ev->system, "irq")) {
+		if (!strcmp(ev->name, "irq_handler_entry")) {
+			d->type = RX_KEV_IRQ_ENTRY;
+			d->f[0] = need(ev, "irq");
+		} else if (!strcmp(ev->name, "irq_handler_exit")) {
+			d->type = RX_KEV_IRQ_EXIT;
+			d->f[0] = need(ev, "irq");
+			d->f[1] = need(ev, "ret");
+		} else if (!strcmp(ev->name, "softirq_raise")) {
+			d->type = RX_KEV_SOFTIRQ_RAISE;
+		} else if (!strcmp(ev->name, "softirq_entry")) {
+			d->type = RX_KEV_SOFTIRQ_ENTRY;
+		} else if (!strcmp(ev->name, "softirq_exit")) {
+			d->type = RX_KEV_SOFTIRQ_EXIT;
+		}
+		if (d->type >= RX_KEV_SOFTIRQ_RAISE)
+			d->f[0] = need(ev, "vec");
+	} else if (!strcmp(ev->system, "timer")) {
+		if (!strcmp(ev->name, "hrtimer_start")) {
+			/* as the text: only with the timer and its expiry */
+			d->f[0] = tep_find_field(ev, "hrtimer");
+			d->f[1] = tep_find_field(ev, "softexpires");
+			if (!d->f[1])
+				d->f[1] = tep_find_field(ev, "expires");
+			if (d->f[0] && d->f[1])
+				d->type = RX_KEV_HRTIMER_START;
+		} else if (!strcmp(ev->name, "hrtimer_expire_entry")) {
+			d->type = RX_KEV_HRTIMER_ENTRY;
+			d->f[0] = need(ev, "hrtimer");
+			d->f[1] = need(ev, "now");
+			d->f[2] = tep_find_field(ev, "function");
+		} else if (!strcmp(ev->name, "hrtimer_expire_exit")) {
+			d->type = RX_KEV_HRTIMER_EXIT;
+			d->f[0] = need(ev, "hrtimer");
+		}
+	} else if (!strcmp(ev->system, "sched")) {
+		if (!strcmp(ev->name, "sched_waking")) {
+			d->type = RX_KEV_WAKING;
+			d->f[0] = need(ev, "pid");
+			d->f[1] = need(ev, "comm");
+		} else if (!strcmp(ev->name, "sched_switch")) {
+			d->type = RX_KEV_SWITCH;
+			d->f[0] = need(ev, "prev_pid");
+			d->f[1] = need(ev, "prev_state");
+			d->f[2] = need(ev, "next_pid");
+			d->f[3] = need(ev, "next_comm");
+		}
+	} else if (!strcmp(ev->system, "rtmon")) {
+		if (!strcmp(ev->name, "rtmon_work")) {
+			d->type = RX_KEV_WORK_BEGIN;	/* or end: the begin field */
+			d->f[0] = need(ev, "cookie");
+			d->f[1] = need(ev, "begin");
+		}
+	} else if (!strcmp(ev->system, "workqueue")) {
+		if (!strcmp(ev->name, "workqueue_queue_work"))
+			d->type = RX_KEV_WORK_BEGIN;
+		else if (!strcmp(ev->name, "workqueue_execute_end"))
+			d->type = RX_KEV_WORK_END;
+		if (d->type != RX_KEV_OTHER)
+			d->f[0] = need(ev, "work");
+	}
+	evs[id] = d;
+	return d;
+}
+
+static __u64 num(struct tep_record *rec, struct tep_format_field *f)
+{
+	unsigned long long v;
+
+	if (f->offset + f->size > rec->size)
+		input_error("record of %d bytes too short for %s:%s field '%s' (offset %d size %d)",
+			    rec->size, f->event->system, f->event->name, f->name,
+			    f->offset, f->size);
+	if (tep_read_number_field(f, rec->data, &v))
+		input_error("%s:%s field '%s' is not a number",
+			    f->event->system, f->event->name, f->name);
+	return v;
+}
+
+static void str(struct tep_record *rec, struct tep_format_field *f, char *dst)
+{
+	int n = f->size < RTM_COMM_LEN - 1 ? f->size : RTM_COMM_LEN - 1;
+
+	if (f->offset + f->size > rec->size)
+		input_error("record of %d bytes too short for %s:%s field '%s'",
+			    rec->size, f->event->system, f->event->name, f->name);
+	memset(dst, 0, RTM_COMM_LEN);
+	strncpy(dst, (const char *)rec->data + f->offset, (size_t)n);
+}
+
+/* the hardirq/softirq context, as the text's flags column shows it */
+static char dat_flag(struct tep_event *ev, struct tep_record *rec)
+{
+	int fl;
+
+	if (!tep_find_common_field(ev, "common_flags"))
+		return 0;	/* no flags: inferred from the sequence */
+	fl = tep_data_flags(tep, rec);
+	if (fl & (TF_HARDIRQ | TF_NMI))
+		return 'h';
+	if (fl & TF_SOFTIRQ)
+		return 's';
+	return '.';
+}
+
+static void dat_record(struct tep_record *rec)
+{
+	struct dat_ev *d;
+	struct rx_kev e;
+	const char *fn;
+	__u64 v;
+
+	if (rec->size <= 0 || !rec->data)
+		input_error("empty record (corrupt data?)");
+	d = dat_event(rec);
+	memset(&e, 0, sizeof(e));
+	e.type = d->type;
+	e.cpu = (__u32)rec->cpu;
+	e.ts = rec->ts;
+	e.flag = dat_flag(d->event, rec);
+	e.pid = (__u32)tep_data_pid(tep, rec);
+	switch (d->type) {
+	case RX_KEV_OTHER:
+		break;
+	case RX_KEV_IRQ_ENTRY:
+		e.irq = (__u32)num(rec, d->f[0]);
+		break;
+	case RX_KEV_IRQ_EXIT:
+		e.irq = (__u32)num(rec, d->f[0]);
+		/* the text's ret=handled|unhandled is ret != 0 */
+		e.handled = num(rec, d->f[1]) != 0;
+		break;
+	case RX_KEV_SOFTIRQ_RAISE:
+	case RX_KEV_SOFTIRQ_ENTRY:
+	case RX_KEV_SOFTIRQ_EXIT:
+		v = num(rec, d->f[0]);
+		if (v >= RTM_NR_SOFTIRQ)
+			input_error("%s with softirq vector %llu", d->event->name,
+				    (unsigned long long)v);
+		e.vec = (__u32)v;
+		break;
+	case RX_KEV_HRTIMER_START:
+		e.timer = num(rec, d->f[0]);
+		e.expires = num(rec, d->f[1]);
+		break;
+	case RX_KEV_HRTIMER_ENTRY:
+		e.timer = num(rec, d->f[0]);
+		e.now = num(rec, d->f[1]);
+		fn = d->f[2] ? tep_find_function(tep, num(rec, d->f[2])) : NULL;
+		e.timer_kind = timer_kind_of_fn(fn);
+		break;
+	case RX_KEV_HRTIMER_EXIT:
+		e.timer = num(rec, d->f[0]);
+		break;
+	case RX_KEV_WAKING:
+		e.next = (__u32)num(rec, d->f[0]);
+		str(rec, d->f[1], e.next_comm);
+		break;
+	case RX_KEV_SWITCH:
+		e.prev = (__u32)num(rec, d->f[0]);
+		/*
+		 * R (0) or R+ (preempted: TASK_REPORT_MAX, 0x100): still
+		 * runnable; any state bit below it: blocked (as the text)
+		 */
+		e.prev_state = (num(rec, d->f[1]) & 0xff) ? 1 : 0;
+		e.next = (__u32)num(rec, d->f[2]);
+		str(rec, d->f[3], e.next_comm);
+		break;
+	case RX_KEV_WORK_BEGIN:
+	case RX_KEV_WORK_END:
+		e.cookie = num(rec, d->f[0]);
+		if (d->f[1] && !num(rec, d->f[1]))
+			e.type = RX_KEV_WORK_END;	/* rtmon_work end */
+		if (e.type == RX_KEV_WORK_BEGIN || d->f[1]) {
+			comm_copy(e.comm, tep_data_comm_from_pid(tep, (int)e.pid));
+			e.work_comm = true;
+		}
+		break;
+	}
+	rx_kevent(&e);
+}
+
+static void dat_open(const char *path)
+{
+	const char *clk, *b;
+	int ncpus, fd = -1;
+
+	if (path) {
+		handle = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	} else {
+		/* stdin: libtracecmd seeks, so only a file will do */
+		if (lseek(0, 0, SEEK_SET) != 0)
+			input_error("a .dat on stdin must be a file, not a pipe: give its name");
+		fd = dup(0);
+		handle = fd < 0 ? NULL :
+			 tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS);
+	}
+	if (!handle) {
+		char why[256];
+
+		/* libtracecmd says why on stdout: "File possibly truncated..." */
+		spool_text(why, sizeof(why));
+		input_error("not a trace-cmd .dat file libtracecmd can read: %s",
+			    why[0] ? why : "truncated or corrupt headers?");
+	}
+	tep = tracecmd_get_tep(handle);
+	ncpus = tracecmd_cpus(handle);
+	if (!tep || ncpus <= 0)
+		input_error("no cpu data in this .dat file");
+	if (ncpus > NCPU_FT)
+		input_error("the recording has %d cpus, at most %d are supported",
+			    ncpus, NCPU_FT);
+	if (!params_set) {
+		rtm_params_default(&params, (__u32)ncpus);
+		params_set = true;
+	}
+	/* "mono", or the trace_clock file's "local [mono] ..." form */
+	clk = tracecmd_get_trace_clock(handle);
+	if (clk && (b = strchr(clk, '[')))
+		clk = b + 1;
+	rx_trace_clock = clk && !strncmp(clk, "mono", 4) &&
+			 (!clk[4] || clk[4] == ']' || clk[4] == ' ') ?
+			 RX_CLOCK_MONO : RX_CLOCK_OTHER;
+	fprintf(stderr, "rtmon-replay: %s: %d cpus, trace clock %.*s: timer chains start %s\n",
+		fname, ncpus, clk ? (int)strcspn(clk, "] ") : 5, clk ? clk : "local",
+		rx_trace_clock == RX_CLOCK_MONO ? "at the programmed expiry" :
+		"at the expiry as far before the event as it was before the handler's clock read");
+}
+
+static void dat_file(const char *path)
+{
+	struct tep_record *rec;
+	unsigned long long *per_cpu;
+	int cpu;
+
+	rx_where = where_dat;
+	if (opt.explain)
+		usage_error("--explain on a trace-cmd .dat is not supported yet: use its text, `trace-cmd report -i FILE | rtmon-replay --explain ...`");
+	dat_open(path);
+	evs = calloc(MAX_EVENT_ID, sizeof(*evs));
+	per_cpu = calloc((size_t)tracecmd_cpus(handle), sizeof(*per_cpu));
+	if (!evs || !per_cpu) {
+		perror("rtmon-replay");
+		exit(2);
+	}
+	core_setup();
+	while ((rec = tracecmd_read_next_data(handle, &cpu))) {
+		nrec++;
+		cur_cpu = cpu;
+		cur_rec = per_cpu[cpu]++;
+		cur_ts = rec->ts;
+		if (rec->missed_events)
+			lost += rec->missed_events > 0 ?
+				(unsigned long long)rec->missed_events : 1;
+		check_cpu((__u64)cpu);
+		if (rec->ts < last_ts)
+			input_error("timestamp goes backwards (%llu < %llu)",
+				    (unsigned long long)rec->ts,
+				    (unsigned long long)last_ts);
+		dat_record(rec);
+		tracecmd_free_record(rec);
+	}
+	cur_cpu = -1;
+	if (lost)
+		fprintf(stderr, "rtmon-replay: %s: the recording lost %llu events (ring buffer overruns): chains across them may be wrong\n",
+			fname, lost);
+	free(per_cpu);
+}
+
+static void dat_end(void)
+{
+	int i;
+
+	rx_kev_end();
+	for (i = 0; evs && i < MAX_EVENT_ID; i++)
+		free(evs[i]);
+	free(evs);
+	evs = NULL;
+	if (handle)
+		tracecmd_close(handle);
+	handle = NULL;
+}
+
+const struct rx_input rx_dat_input = {
+	.name = "dat",
+	.file = dat_file,
+	.end = dat_end,
+};
