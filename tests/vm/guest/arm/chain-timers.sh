@@ -119,7 +119,10 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 			}
 			for (a = 2; a <= np; a++) { v = g[a]; for (b = a - 1; b >= 1 && g[b] > v; b--) g[b + 1] = g[b]; g[b + 1] = v }
 			gmed = g[int((np + 1) / 2)]; d = pmax - rmax
-			if (gmed >= 200000) { printf "FAIL: %s: median gap %d ns: rtmon misses part of the latency\n", kind, gmed; fails++ }
+			# (the switch-in to the program's clock read: ~100 us on an
+			# emulated arm64, 205 us for posix-signal on 6.12 under a
+			# loaded host; a chain started late would show as more)
+			if (gmed >= 400000) { printf "FAIL: %s: median gap %d ns: rtmon misses part of the latency\n", kind, gmed; fails++ }
 			if (d < 0 || d > p[worst] - q[worst]) {
 				printf "FAIL: %s: maxima differ by %d ns, more than the worst wakeup gap %d ns\n", kind, d, p[worst] - q[worst]; fails++ }
 			printf "%-13s %4d/%-3d %8d %6d %5d %9d %9d %9d %8d %8d %8d\n", kind, joined, nw, nnear, strays,
