@@ -9,11 +9,13 @@
 # miss adds up to its latency within 1 us (>= 99%); a miss of an item
 # that waited at least 3 ms for the worker to end an earlier item (the
 # item's t_begin to the earlier item's t_end, from dispatch_test's own
-# clock reads) has "queued" behind the worker (its pid) as its culprit
-# (or a larger part comes before the item was queued: the feeder's read),
-# the largest part of that hand-off, and with the worker's preemptions
-# and interrupts meanwhile (the preempting tasks', IRQs' time) at least
-# 80% of the wait, not "running" and not "unknown". rtmond's own
+# clock reads) has "queued" behind the worker (its pid), at least a
+# quarter of that wait, and with the worker's preemptions and interrupts
+# meanwhile (the preempting tasks', IRQs' time: on mainline the worker
+# shares its cpu with the feeder) at least 80% of it; the worker's own
+# "running" (or "unknown") holds less than a fifth. At least one such
+# miss has "queued" as its culprit (others may have a larger part
+# elsewhere: the feeder's read, emulation's stalls). rtmond's own
 # explanations name the same culprits.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
@@ -38,7 +40,7 @@ misses = {json.loads(l)["seq"]: json.loads(l) for l in open(sys.argv[1])}
 ex = [json.loads(l) for l in open(sys.argv[2])]
 items = {i["cookie"]: i for i in map(json.loads, open(sys.argv[3]))}
 us = lambda ns: f"{ns / 1000:.1f} us"
-ok_sum = queued = 0
+ok_sum = queued = named = 0
 print(f"{'seq':>5} {'item':>4} {'latency':>10} {'waited':>10}  culprit")
 for e in ex:
     m = misses[e["seq"]]
@@ -56,21 +58,21 @@ for e in ex:
     assert qs, f"#{e['seq']} (item {it['cookie']}, waited {us(waited)}): culprit {e['culprit']}, " \
         f"nothing queued behind the worker {worker}: {e['parts'][:4]}"
     top = qs[0]
-    # the culprit, unless a larger part came before the item was queued
-    # (the feeder's read: on mainline the device's answer may come while
-    # it still runs, and the chain is its timer's)
-    larger = [p for p in e["parts"] if p["ns"] > top["ns"]]
-    assert all(p["hop"] < top["hop"] for p in larger), \
-        f"#{e['seq']}: larger than the queued time, after the hand-off: {larger}"
+    # the culprit, unless a larger part came from elsewhere (the feeder's
+    # read: on mainline the device's answer may come while it still runs,
+    # and the chain is its timer's; emulation's stalls): counted below
+    named += top is e["parts"][0]
     q = sum(p["ns"] for p in qs)
     # the worker, busy with the earlier item, may be preempted meanwhile
     # (rtmond itself, busy with the earlier miss), or interrupted: that
     # time is the preempting task's, the IRQ's, at the same hop; the
     # worker's running on this item is not the wait
     hop = [p for p in e["parts"] if p["hop"] == top["hop"]]
-    other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running"))
-    assert max(p["ns"] for p in hop) == top["ns"] and q + other >= 0.8 * waited, \
-        f"#{e['seq']}: queued {us(q)} (+ {us(other)} preempted, interrupted) of a {us(waited)} wait: {hop[:5]}"
+    other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running", "unknown"))
+    run = sum(p["ns"] for p in hop if p["category"] in ("running", "unknown"))
+    assert q >= 0.25 * waited and q + other >= 0.8 * waited and run < 0.2 * waited, \
+        f"#{e['seq']}: queued {us(q)} (+ {us(other)} preempted, interrupted; {us(run)} running, unknown) " \
+        f"of a {us(waited)} wait: {hop[:5]}"
     queued += 1
     if queued == 1:
         # the fixture (tests/monitor/data/explain-worker): this miss, its
@@ -82,9 +84,9 @@ for e in ex:
                 x = ts.search(t)
                 if not x or m["start_ns"] - 100000000 <= int(x[1]) * 10**9 + int(x[2]) * 1000 <= m["end_ns"] + 20000000:
                     o.write(t)
-print(f"{len(ex)} misses explained, {queued} queued behind the busy worker, "
-      f"{ok_sum} add up to the latency within 1 us")
-assert queued >= 1, "no explained miss of an item that waited for the worker"
+print(f"{len(ex)} misses explained, {queued} queued behind the busy worker "
+      f"({named} with that as the culprit), {ok_sum} add up to the latency within 1 us")
+assert queued >= 1 and named >= 1, "no explained miss of an item that waited for the worker, queued as its culprit"
 assert ok_sum * 100 >= 99 * len(ex), f"only {ok_sum} of {len(ex)} add up"
 theirs = {}
 for m in misses.values():
