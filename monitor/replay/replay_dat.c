@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <trace-cmd.h>
@@ -36,6 +37,8 @@ int tracecmd_cpus(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 struct tep_record *tracecmd_read_next_data(struct tracecmd_input *handle,
 					   int *rec_cpu);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle,
+					  int cpu);
 
 /* the kernel's trace flags (common_flags), as the text's flags column */
 #define TF_HARDIRQ	0x08
@@ -332,19 +335,168 @@ static void dat_open(const char *path)
 		"at the expiry as far before the event as it was before the handler's clock read");
 }
 
+/* little-endian numbers of a file (x86, ARM) */
+static __u64 le(const unsigned char *p, int n)
+{
+	__u64 v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/*
+ * A version 7 file ends with sections libtracecmd reads lazily or not at
+ * all (the last options, the section names): a cut there goes unnoticed
+ * by it. Walk the chain of options sections (uncompressed ones) from the
+ * header, then the sections after the last one to the end of the file:
+ * a section running past the end is a truncated file. Anything this walk
+ * does not understand ends it without a verdict.
+ */
+static void dat_check_tail(const char *path)
+{
+	unsigned char h[64], s[16], o[6];
+	__u64 off, size, end = 0, pos, fsize;
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	size_t n, i = 10;
+	int hops;
+
+	if (!f)
+		return;
+	if (fseek(f, 0, SEEK_END) || (long long)(fsize = (__u64)ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		goto out;
+	n = fread(h, 1, sizeof(h), f);
+	/* magic, "7", endian (0: little), long size, page size, compression */
+	if (n < 20 || h[10] != '7' || h[11] || h[12])
+		goto out;
+	for (i = 18; i < n && h[i]; i++)	/* compression name */
+		;
+	for (i++; i < n && h[i]; i++)		/* its version */
+		;
+	if (++i + 8 > n)
+		goto out;
+	off = le(h + i, 8);
+	for (hops = 0; off && hops < 64; hops++) {
+		if (off + 16 > fsize)
+			goto cut;
+		if (fseek(f, (long)off, SEEK_SET) || fread(s, 1, 16, f) != 16)
+			goto out;
+		size = le(s + 8, 8);
+		if (off + 16 + size > fsize)
+			goto cut;
+		if (off + 16 + size > end)
+			end = off + 16 + size;
+		if (le(s + 2, 2) & TRACECMD_SEC_FL_COMPRESS)
+			break;
+		/* options (id, size, data), the last one DONE: the next section */
+		for (pos = off + 16, off = 0; pos + 6 <= end; pos += 6 + le(o + 2, 4)) {
+			if (fseek(f, (long)pos, SEEK_SET) || fread(o, 1, 6, f) != 6)
+				goto out;
+			if (!le(o, 2)) {
+				if (fread(s, 1, 8, f) != 8)
+					goto out;
+				off = le(s, 8);
+				break;
+			}
+		}
+	}
+	/* the sections after the last options section, to the end */
+	for (pos = end; pos && pos < fsize; pos += 16 + size) {
+		if (pos + 16 > fsize)
+			goto cut;
+		if (fseek(f, (long)pos, SEEK_SET) || fread(s, 1, 16, f) != 16 ||
+		    le(s, 2) > 64)
+			goto out;
+		size = le(s + 8, 8);
+		if (pos + 16 + size > fsize)
+			goto cut;
+	}
+out:
+	fclose(f);
+	return;
+cut:
+	fclose(f);
+	input_error("a section runs past the end of the file (%llu bytes): truncated",
+		    (unsigned long long)fsize);
+}
+
+/*
+ * libtracecmd 3.1 (Debian 12) crashes on some corrupt files (a SIGSEGV
+ * in tracecmd_close() on tracecmd_open_fd()'s error path, seen with a
+ * page of random bytes in zstd-compressed cpu data). The whole replay of
+ * a .dat therefore runs in a child process, its output spooled: the
+ * parent exits with the child's status, or reports a crash as an input
+ * error (the spool, with any partial result, is dropped).
+ */
+static void dat_isolate(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		perror("rtmon-replay: fork");
+		exit(2);
+	}
+	if (!pid)
+		return;		/* the child replays */
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			perror("rtmon-replay: waitpid");
+			exit(2);
+		}
+	if (WIFEXITED(st))
+		exit(WEXITSTATUS(st));
+	input_error("libtracecmd crashed reading this file (signal %d): corrupt data?",
+		    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/*
+ * libtracecmd ends a cpu's records quietly where its data cannot be read
+ * (a corrupt compressed chunk or page): the last record read must be the
+ * last one of the cpu's data.
+ */
+static void dat_check_ends(const unsigned long long *per_cpu,
+			   const __u64 *last_ts_cpu)
+{
+	struct tep_record *last;
+	int cpu, n = tracecmd_cpus(handle);
+
+	for (cpu = 0; cpu < n; cpu++) {
+		last = tracecmd_read_cpu_last(handle, cpu);
+		cur_cpu = cpu;
+		cur_rec = per_cpu[cpu];
+		cur_ts = last_ts_cpu[cpu];
+		if (!last && per_cpu[cpu])
+			input_error("the end of the cpu's data cannot be read: corrupt data?");
+		if (last && (!per_cpu[cpu] || last->ts != last_ts_cpu[cpu]))
+			input_error("the cpu's records stop here, its data goes on to ts %llu.%09llu: corrupt data?",
+				    last->ts / 1000000000ull, last->ts % 1000000000ull);
+		if (last)
+			tracecmd_free_record(last);
+	}
+}
+
 static void dat_file(const char *path)
 {
 	struct tep_record *rec;
 	unsigned long long *per_cpu;
+	__u64 *last_cpu_ts;
 	int cpu;
 
 	rx_where = where_dat;
 	if (opt.explain)
 		usage_error("--explain on a trace-cmd .dat is not supported yet: use its text, `trace-cmd report -i FILE | rtmon-replay --explain ...`");
+	dat_isolate();
+	dat_check_tail(path);
 	dat_open(path);
 	evs = calloc(MAX_EVENT_ID, sizeof(*evs));
 	per_cpu = calloc((size_t)tracecmd_cpus(handle), sizeof(*per_cpu));
-	if (!evs || !per_cpu) {
+	last_cpu_ts = calloc((size_t)tracecmd_cpus(handle), sizeof(*last_cpu_ts));
+	if (!evs || !per_cpu || !last_cpu_ts) {
 		perror("rtmon-replay");
 		exit(2);
 	}
@@ -354,6 +506,7 @@ static void dat_file(const char *path)
 		cur_cpu = cpu;
 		cur_rec = per_cpu[cpu]++;
 		cur_ts = rec->ts;
+		last_cpu_ts[cpu] = rec->ts;
 		if (rec->missed_events)
 			lost += rec->missed_events > 0 ?
 				(unsigned long long)rec->missed_events : 1;
@@ -365,11 +518,13 @@ static void dat_file(const char *path)
 		dat_record(rec);
 		tracecmd_free_record(rec);
 	}
+	dat_check_ends(per_cpu, last_cpu_ts);
 	cur_cpu = -1;
 	if (lost)
 		fprintf(stderr, "rtmon-replay: %s: the recording lost %llu events (ring buffer overruns): chains across them may be wrong\n",
 			fname, lost);
 	free(per_cpu);
+	free(last_cpu_ts);
 }
 
 static void dat_end(void)
