@@ -54,3 +54,31 @@ echo "tick (a timer waking no one: entry + exit) against no-chain events: $(verd
 echo " timer kind wanted (its expiry kept until the exit), $(verdict "$in_ts" "$in_no") with sleepers only"
 echo "(transition = every event of a chain: start, forks, moves, completion"
 echo " with record emission; latency-tracker also spent ~8 us per tracked IRQ)"
+
+# rtmon-replay's throughput on a real recording (tests/core/data, made by
+# tests/vm/guest/record-tracecmd.sh): kernel events read and replayed per
+# second from the trace-cmd .dat (libtracecmd) and from its report text,
+# best of 5 rounds of 10 replays each (set REPLAY and DAT_DATA=path without
+# the .dat/.txt suffix; the Makefile does)
+if [ -n "${REPLAY:-}" ] && [ -x "$REPLAY" ] && [ -f "${DAT_DATA:-}.dat" ]; then
+	nev=$(grep -c ' \[[0-9]*\] ' "$DAT_DATA.txt")
+	rate() {
+		best=
+		for round in 1 2 3 4 5; do
+			t0=$(date +%s%N)
+			for i in 1 2 3 4 5 6 7 8 9 10; do
+				"$REPLAY" --target name=cyclictest,source=timer "$1" \
+					>/dev/null 2>&1 || { echo failed; return; }
+			done
+			t=$(( $(date +%s%N) - t0 ))
+			[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+		done
+		awk -v n="$nev" -v t="$best" 'BEGIN { printf "%.0f (%.2f ms/replay)", n * 10 / (t / 1e9), t / 1e7 }'
+	}
+	echo
+	echo "rtmon-replay on $(basename "$DAT_DATA") ($nev kernel events, whole process per replay):"
+	printf "%-36s %s\n" "trace-cmd .dat: events/s" "$(rate "$DAT_DATA.dat")"
+	printf "%-36s %s\n" "trace-cmd report text: events/s" "$(rate "$DAT_DATA.txt")"
+	echo "(a .dat replay includes opening the file: libtraceevent's parsing of the 4 MB of"
+	echo " kallsyms saved in it is ~60% of the instructions on a recording this short)"
+fi
