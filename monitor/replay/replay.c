@@ -10,6 +10,8 @@
  *           (replay_rtm.c).
  *   ftrace  text from /sys/kernel/tracing/trace or `trace-cmd report`
  *           (replay_ftrace.c, events replayed by replay_kev.c).
+ *   dat     trace-cmd .dat files, with libtracecmd (replay_dat.c, the
+ *           same replay_kev.c).
  * Auto-detected unless --format is given. This file: options, the main
  * loop, the core, records and counters.
  *
@@ -643,17 +645,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: rtmon-replay [options] [FILE]   (FILE '-' or none: stdin)\n"
-"  --format=auto|rtm|ftrace   input format (default: auto-detect)\n"
+"  --format=auto|rtm|ftrace|dat  input format (default: auto-detect; dat:\n"
+"                             a trace-cmd .dat file, read with libtracecmd)\n"
 "  --json                     one JSON object per record + final counters\n"
 "  --target SPEC              e.g. name=foo,end=block,deadline=50us,source=irq:42\n"
 "                             keys: id name pid tgid source(any|timer|irq|irq:N)\n"
 "                             end(switch_in|block|work_end) deadline\n"
 "  --param KEY=VAL            core sizing: ncpus nchains nbranches chain_hops\n"
 "                             task_buckets cookie_buckets ring_slots max_age\n"
-"  --tick=DUR                 ftrace: synthesized tick period (default 10ms, 0=off)\n"
+"  --tick=DUR                 ftrace, dat: synthesized tick period (default 10ms, 0=off)\n"
 "  --drain-at-end             read records only at the end (rings may overflow)\n"
 "  --no-flush                 skip the final tick past max_age and leak check\n"
-"  --explain                  ftrace input: explain every record (where its time\n"
+"  --explain                  ftrace text: explain every record (where its time\n"
 "                             went, who took it: rtmonctl explain's parts) from\n"
 "                             the trace itself, after the records\n");
 }

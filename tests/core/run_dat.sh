@@ -157,4 +157,19 @@ for at in $((size / 2)) $((size - 20000)) $((size - 8000)); do
 		conv=notrunc status=none
 	expect_bad "corrupt_$at" "$T/corrupt-$at.dat" "corrupt"
 done
+# not supported (yet): --explain (exit 2, said), a .dat through a pipe (exit 1)
+"$REPLAY" --explain "$DAT" > "$T/explain.out" 2> "$T/explain.err"
+rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$T/explain.out" ] && grep -q -- "--explain on a trace-cmd .dat is not supported yet" "$T/explain.err"; then
+	pass "explain_refused"
+else
+	bad "explain_refused: exit $rc, stderr: $(head -c 200 "$T/explain.err")"
+fi
+cat "$DAT" | "$REPLAY" - > "$T/pipe.out" 2> "$T/pipe.err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$T/pipe.out" ] && grep -q "must be a file, not a pipe" "$T/pipe.err"; then
+	pass "pipe_refused"
+else
+	bad "pipe_refused: exit $rc, stderr: $(head -c 200 "$T/pipe.err")"
+fi
 exit $fail
