@@ -70,8 +70,9 @@ for ((i = 0; i < 200; i++)); do
 	sleep 0.1
 done
 grep -q "rtmond: running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
-tchains() { awk '/ cyclictest: comm=/ { getline; print $2; exit }' /proc/rtmon/status; }
-tmisses() { awk '/ cyclictest: comm=/ { getline; print $4; exit }' /proc/rtmon/status; }
+tname=cyclictest	# the target measured
+tchains() { awk -v t=" $tname: comm=" 'index($0, t) { getline; print $2; exit }' /proc/rtmon/status; }
+tmisses() { awk -v t=" $tname: comm=" 'index($0, t) { getline; print $4; exit }' /proc/rtmon/status; }
 ticks() { awk '{ print $14 + $15 }' /proc/$rpid/stat; }
 schedns() { cat /proc/$rpid/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 measure() { # LABEL
@@ -95,13 +96,16 @@ kill -TERM $rpid; wait $rpid || fail "rtmond exited $?"
 rpid=
 { grep -c . $out/misses.jsonl 2>/dev/null | sed "s/^/misses.jsonl lines: /" || true; } >&2
 
-# ---- 3. rtmond's CPU time at 10 misses/s: every chain of cyclictest -i
-# 100000 misses a 1 us deadline; without snapshots, then with an ftrace
-# snapshot and its explanation per miss (rtmond's snapshot worker) ----
+# ---- 3. rtmond's CPU time at 10 misses/s: every wakeup of timer_loop
+# (tests/apps; a sleeper every 100 ms: cyclictest's main thread would add
+# its own 100 wakeups/s) misses a 1 us deadline; without snapshots, then
+# with an ftrace snapshot and its explanation per miss (rtmond's snapshot
+# worker) ----
+tname=loop
 for snap in nosnap ftrace; do
 	rm -rf $out
 	cat >$T/rtmon.conf <<CONF
-targets = ( { name = "cyclictest"; comm = "cyclictest"; source = "timer";
+targets = ( { name = "loop"; comm = "timer_loop"; source = "timer";
 	      end = "switch_in"; deadline = "1us"; } );
 snapshot = { dir = "$out"; records_file = false; ftrace = $([ $snap = ftrace ] && echo true || echo false);
 	     ftrace_buffer_kb = 1024; lttng = false; on_timeout = false;
@@ -117,7 +121,7 @@ CONF
 		sleep 0.1
 	done
 	grep -q "rtmond: running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
-	cyclictest -q -m -p 80 -t 1 -d 0 -i 100000 -D 3600 >/dev/null 2>&1 &
+	"$APPS/timer_loop" -k sleeper -p 80 -i 100000 -l 100000 >/dev/null 2>&1 &
 	cpid=$!
 	sleep 3
 	measure "misses10-$snap"
