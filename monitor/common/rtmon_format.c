@@ -85,6 +85,41 @@ void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src)
 	dst[o] = 0;
 }
 
+/*
+ * Task and target names in rtmond's files are text any local user may have
+ * put there (a task names itself; misses.jsonl may be edited or forged, and
+ * JSON's \u001b decodes to a raw ESC): printed as they are, an escape
+ * sequence would drive the reader's terminal (retitle it, move the cursor,
+ * hide lines). C1 controls (U+0080..U+009F, e.g. U+009B, CSI) are written
+ * by their code point. Other text, valid UTF-8 included, stays as it is.
+ */
+const char *rtmon_term(char *buf, size_t len, const char *s)
+{
+	const uint8_t *p = (const uint8_t *)(s ? s : "");
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	for (; *p; p++) {
+		unsigned int c = *p;
+
+		if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			c = *++p;	/* a C1 control */
+		else if (c >= 0x20 && c != 0x7f) {
+			if (o + 1 >= len)
+				break;
+			buf[o++] = (char)c;
+			continue;
+		}
+		if (o + 4 >= len)
+			break;
+		snprintf(buf + o, 5, "\\x%02x", c);
+		o += 4;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 /* What the hop's pid field means depends on its type. */
 static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
 {
@@ -186,11 +221,14 @@ const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
 			const char *target_name)
 {
-	char comm[RTMON_COMM_TEXT], who[96], a[32], b[32];
+	char comm[RTMON_COMM_TEXT], who[96], a[32], b[32], tn[RTMON_NAME_LEN * 4];
 	uint64_t prev = r->start_ns;
 	unsigned int i;
 
 	rtmon_comm(comm, r->target_comm);
+	/* the module's target names are set by whoever added the target */
+	if (target_name)
+		target_name = rtmon_term(tn, sizeof(tn), target_name);
 	/* "timer:timerfd 345": the timer's kind, and the task it woke */
 	fprintf(f, "#%llu %s%s%s %llu -> %s[%u] target %s latency %s",
 		r->seq, r->kind == RTM_KIND_TIMER ? "timer" : "irq",

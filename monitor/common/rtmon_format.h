@@ -25,6 +25,13 @@ const char *rtmon_boot_id(void);
 #define RTMON_COMM_TEXT	(RTM_COMM_LEN * 4 + 1)
 void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src);
 
+/*
+ * s made safe for a terminal, into buf (cut at len, never inside an
+ * escape): control characters (C0, DEL, and C1 encoded as UTF-8) as \xHH.
+ * For names read from files or the module, which other users can set.
+ */
+const char *rtmon_term(char *buf, size_t len, const char *s);
+
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
 /* One summary line, then one line per hop with the time since the last. */
 void rtmon_record_print(FILE *f, const struct rtm_record *r,

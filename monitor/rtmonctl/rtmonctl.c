@@ -698,7 +698,7 @@ static int cmd_misses(int argc, char **argv, int json)
 		       "latency", "deadline", "task", "snapshot");
 	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
 		json_t *m = all[i];
-		char a[32], b[32], who[48], where[600];
+		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400];
 		json_t *flags = json_object_get(m, "flags"), *fl;
 		const char *kind = "miss";
 		size_t k;
@@ -710,20 +710,22 @@ static int cmd_misses(int argc, char **argv, int json)
 		json_array_foreach(flags, k, fl)	/* not a string: not ours */
 			if (json_is_string(fl) && !strcmp(json_string_value(fl), "timeout"))
 				kind = "timeout";
+		/* names from the file: escaped for the terminal (rtmon_term) */
 		if (json_string_length(json_object_get(m, "comm")))
 			snprintf(who, sizeof(who), "%s[%lld]",
-				 json_string_value(json_object_get(m, "comm")),
+				 rtmon_term(t1, sizeof(t1), json_string_value(json_object_get(m, "comm"))),
 				 (long long)json_integer_value(json_object_get(m, "pid")));
 		else
 			snprintf(who, sizeof(who), "-");	/* open: no task yet */
 		printf("%-8lld %-16s %-8s %13s %13s %-22s %s\n",
 		       (long long)json_integer_value(json_object_get(m, "seq")),
-		       json_string_value(json_object_get(m, "target_name")) ?: "-", kind,
+		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "target_name")) ?: "-"),
+		       kind,
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
 		       rtmon_fmt_ns(b, sizeof(b), (uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))),
-		       who, snap_where(m, where, sizeof(where)));
+		       who, rtmon_term(w2, sizeof(w2), snap_where(m, where, sizeof(where))));
 		if (!rtmond_miss_culprit(m, where, sizeof(where)))
-			printf("         culprit: %s\n", where);
+			printf("         culprit: %s\n", rtmon_term(w2, sizeof(w2), where));
 	}
 	for (i = 0; i < total; i++)
 		json_decref(all[i]);
@@ -763,7 +765,7 @@ json_t *rtmond_miss_find(const char *seq_arg)
 static int cmd_show(int argc, char **argv, int json)
 {
 	json_t *m, *hops, *h, *flags, *fl;
-	char a[32], b[32], where[600];
+	char a[32], b[32], where[600], t1[160], t2[160], t3[160], w2[2400];
 	long long want;
 	size_t i;
 
@@ -776,30 +778,31 @@ static int cmd_show(int argc, char **argv, int json)
 		json_out(m);
 		return 0;
 	}
+	/* every string from the file is escaped for the terminal (rtmon_term) */
 	printf("#%lld %s %lld -> %s[%lld] target %s latency %s",
-	       want, json_string_value(json_object_get(m, "kind")) ?: "?",
+	       want, rtmon_term(t1, sizeof(t1), json_string_value(json_object_get(m, "kind")) ?: "?"),
 	       (long long)json_integer_value(json_object_get(m, "source")),
-	       json_string_value(json_object_get(m, "comm")) ?: "?",
+	       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "comm")) ?: "?"),
 	       (long long)json_integer_value(json_object_get(m, "pid")),
-	       json_string_value(json_object_get(m, "target_name")) ?: "-",
+	       rtmon_term(t3, sizeof(t3), json_string_value(json_object_get(m, "target_name")) ?: "-"),
 	       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))));
 	if (json_integer_value(json_object_get(m, "deadline_ns")))
 		printf(" deadline %s", rtmon_fmt_ns(b, sizeof(b),
 			(uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))));
 	flags = json_object_get(m, "flags");
 	json_array_foreach(flags, i, fl)
-		printf(" %s", json_string_value(fl) ?: "?");
+		printf(" %s", rtmon_term(t1, sizeof(t1), json_string_value(fl) ?: "?"));
 	putchar('\n');
 	printf("  %-3s %-13s %-4s %-8s %-28s %14s\n", "hop", "event", "cpu", "context", "who", "+time");
 	hops = json_object_get(m, "hops");
 	json_array_foreach(hops, i, h)
 		printf("  %-3zu %-13s %-4lld %-8s %-28s %14s\n", i,
-		       json_string_value(json_object_get(h, "event")) ?: "?",
+		       rtmon_term(t1, sizeof(t1), json_string_value(json_object_get(h, "event")) ?: "?"),
 		       (long long)json_integer_value(json_object_get(h, "cpu")),
-		       json_string_value(json_object_get(h, "ctx")) ?: "?",
-		       json_string_value(json_object_get(h, "what")) ?: "?",
+		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(h, "ctx")) ?: "?"),
+		       rtmon_term(t3, sizeof(t3), json_string_value(json_object_get(h, "what")) ?: "?"),
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(h, "delta_ns"))));
-	printf("  snapshot: %s\n", snap_where(m, where, sizeof(where)));
+	printf("  snapshot: %s\n", rtmon_term(w2, sizeof(w2), snap_where(m, where, sizeof(where))));
 	json_decref(m);
 	return 0;
 }

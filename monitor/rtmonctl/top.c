@@ -471,7 +471,7 @@ static void frame_header(const struct top_frame *f, double interval)
 
 static void frame_text(const struct top_frame *f, double interval, int tty, int first)
 {
-	char a[24], b[24], c[24], d[24], e[24], g[24], h[24];
+	char a[24], b[24], c[24], d[24], e[24], g[24], h[24], nm[RTMON_NAME_LEN * 4];
 	unsigned int i;
 
 	if (tty)
@@ -492,8 +492,10 @@ static void frame_text(const struct top_frame *f, double interval, int tty, int 
 			snprintf(g, sizeof(g), "-");
 		snprintf(c, sizeof(c), "%s%s", have && !t->p99_fine ? "<=" : "",
 			 dur(h, sizeof(h), t->p99_ns, have));
+		/* target names are set by whoever added the target: escaped */
 		printf("%-3u %-16.16s %9s %10" PRIu64 " %8s %8s %9s %8s %8" PRIu64 " %8" PRIu64
-		       " %9s  %s\n", t->id, t->name[0] ? t->name : "-", g, t->chains,
+		       " %9s  %s\n", t->id, rtmon_term(nm, sizeof(nm), t->name[0] ? t->name : "-"),
+		       g, t->chains,
 		       dur(a, sizeof(a), t->min_ns, have), dur(b, sizeof(b), t->avg_ns, have), c,
 		       dur(d, sizeof(d), t->max_ns, have), t->misses, t->overdue,
 		       dur(e, sizeof(e), t->deadline_ns, t->deadline_ns > 0),

@@ -311,4 +311,44 @@ if "$R" misses --dir dir >out.txt 2>err.txt && grep -q '^1 .* timeout' out.txt &
 else
 	fail misses/odd-flags "$(cat err.txt out.txt out2.txt 2>/dev/null | head -c 300)"
 fi
+# names from the file reach the terminal escaped (issue 21, item 5): a comm
+# with ESC and a newline, a target name with a CSI (C1) and BEL, a hop's who
+python3 - <<'PY' >dir/misses.jsonl
+import json
+print(json.dumps({"seq": 7, "kind": "irq", "source": 3, "comm": "ev\x1b]0;owned\x07il\nx",
+                  "pid": 42, "target_name": "t\x9b2Jx\x07", "latency_ns": 2000, "deadline_ns": 1000,
+                  "flags": ["miss\x1b[8m"], "hops": [{"event": "switch_in", "cpu": 0, "ctx": "task",
+                  "what": "ev\x1b[2Jil[42]", "delta_ns": 5}],
+                  "snapshot": {"skipped": "rate\x1b[1Alimited"}}))
+PY
+if "$R" misses --dir dir >out.txt 2>err.txt && "$R" show 7 --dir dir >out2.txt 2>>err.txt &&
+   python3 - out.txt out2.txt <<'PY' 2>>err.txt
+import sys
+for f in sys.argv[1:]:
+    b = open(f, "rb").read()
+    bad = [c for c in b if (c < 0x20 and c not in (0x0a,)) or c == 0x7f]
+    assert not bad, (f, bad, b)
+    assert "\u009b".encode() not in b, (f, b)
+    t = b.decode()
+    assert "ev\\x1b]0;owned\\x07il\\x0ax[42]" in t, (f, t)
+    assert "t\\x9b2Jx\\x07" in t, (f, t)
+    assert "(rate\\x1b[1Alimited)" in t, (f, t)
+    if f.endswith("out2.txt"):
+        assert "miss\\x1b[8m" in t and "ev\\x1b[2Jil[42]" in t, t
+    else:
+        assert t.count("\n") == 2, t   # the header and one line: the comm's newline escaped
+PY
+then
+	pass "misses/show-escape (ESC, BEL, newline and C1 CSI in names shown as \\xHH)"
+else
+	fail misses/show-escape "$(cat err.txt out.txt out2.txt 2>/dev/null | head -c 600)"
+fi
+# top: a target name with ESC in the module's status file
+sed 's/^  \([0-9]*\) dispatch: /  \1 disp\x1b[2Jatch: /' "$S" >status-esc.txt
+if grep -q $'\x1b' status-esc.txt && "$R" top --status status-esc.txt -n 1 --dir dir >out.txt 2>err.txt &&
+   ! grep -q $'\x1b' out.txt && grep -qF 'disp\x1b[2Jatch' out.txt; then
+	pass "top/escape (a target name with ESC shown as \\x1b)"
+else
+	fail top/escape "$(cat err.txt out.txt 2>/dev/null | head -c 400)"
+fi
 [ $fails -eq 0 ]
