@@ -9,6 +9,10 @@
 
 RTMON_TOP=${RTMON_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 RTMON_CACHE=${RTMON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtmon}
+# The stderr the library was sourced with: the suite state's refresh
+# messages (retries, stale lists, why a board cannot resolve) go there even
+# when a caller hides apt-cache's own noise (deb_dep_of: 2>/dev/null).
+[ -n "${RTMON_LIB_STDERR:-}" ] || exec {RTMON_LIB_STDERR}>&2
 
 die() {
 	echo "${0##*/}: $*" >&2
@@ -342,42 +346,56 @@ suite_boards() {
 # architectures of suite_archs only. When the refresh fails (mirror
 # mid-sync, no network) but lists from an earlier refresh exist, those are
 # used with a warning: a board whose packages are cached needs no network.
+# Such a failure is remembered for an hour (lists/.rtmon-failed), so the
+# many apt-cache calls of one build do not each wait through the retries
+# again when offline.
+# RTMON_SUITE_SOURCE_OPTIONS: the options of the suite's sources line
+# (default: signed by Debian's archive keyring); tests/setup/run uses
+# trusted=yes for its local unsigned repository.
 suite_apt_update() {
 	local s=$1 d fresh archs a opts=()
 	d=$(suite_apt_dir "$s")
-	mkdir -p "$d/lists/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) $s main" \
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	echo "deb [${RTMON_SUITE_SOURCE_OPTIONS:-signed-by=/usr/share/keyrings/debian-archive-keyring.gpg}] $(debian_mirror) $s main" \
 		>"$d/sources.list.new"
 	if cmp -s "$d/sources.list.new" "$d/sources.list"; then
 		rm -f "$d/sources.list.new"
 	else
 		mv "$d/sources.list.new" "$d/sources.list"
-		rm -f "$d"/lists/*_Packages*
+		rm -f "$d"/lists/*_Packages* "$d/lists/.rtmon-failed"
 	fi
 	fresh=$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)
 	archs=$(suite_archs "$s")
 	[ "$(cat "$d/lists/.rtmon-archs" 2>/dev/null)" = "$archs" ] || fresh=
 	[ -z "$fresh" ] || [ "${2:-}" = force ] || return 0
+	if [ "${2:-}" != force ] && [ -n "$(find "$d/lists" -maxdepth 1 -name .rtmon-failed -mmin -60 2>/dev/null)" ] &&
+		[ "$(cat "$d/lists/.rtmon-failed")" = "$archs" ]; then
+		return 0
+	fi
 	echo "apt-get update ($s for $archs, separate state in ${d#"$HOME"/})" >&2
 	opts=()
 	for a in $archs; do opts+=(-o "APT::Architectures::=$a"); done
 	# shellcheck disable=SC2046
 	if apt_update_retry "$s" $(suite_apt_opts "$s") "${opts[@]}"; then
 		echo "$archs" >"$d/lists/.rtmon-archs"
+		rm -f "$d/lists/.rtmon-failed"
 		return 0
 	fi
 	if ls "$d"/lists/*_Packages* >/dev/null 2>&1; then
-		echo "warning: using the $s lists of an earlier update (boards: $(suite_boards "$s"))" >&2
+		echo "warning: using the $s lists of an earlier update (boards: $(suite_boards "$s")); not trying again for an hour" >&2
+		echo "$archs" >"$d/lists/.rtmon-failed"
 		return 0
 	fi
 	die "no $s package lists: the boards $(suite_boards "$s") cannot be resolved; run 'make deps' again later (a mirror mid-sync heals within minutes)"
 }
 
-# suite_apt_opts SUITE: apt options selecting the suite's separate state.
+# suite_apt_opts SUITE: apt options selecting the suite's separate state
+# (its own binary caches too: apt-cache on it must not rewrite the system's
+# /var/cache/apt/pkgcache.bin).
 suite_apt_opts() {
 	local d
 	d=$(suite_apt_dir "$1")
-	echo "-o Dir::State::Lists=$d/lists -o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null"
+	echo "-o Dir::State::Lists=$d/lists -o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::Cache=$d/cache"
 }
 
 # apt-cache, apt-get: for a board of another suite, every apt call made
@@ -386,7 +404,7 @@ suite_apt_opts() {
 # are the plain commands.
 apt-cache() {
 	if board_other_suite; then
-		suite_apt_update "$BOARD_SUITE"
+		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
 		# shellcheck disable=SC2046
 		command apt-cache $(suite_apt_opts "$BOARD_SUITE") "$@"
 	else
@@ -395,7 +413,7 @@ apt-cache() {
 }
 apt-get() {
 	if board_other_suite; then
-		suite_apt_update "$BOARD_SUITE"
+		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
 		# shellcheck disable=SC2046
 		command apt-get $(suite_apt_opts "$BOARD_SUITE") "$@"
 	else
