@@ -1,30 +1,36 @@
-# rtmon top-level Makefile.
+# rtmon top-level Makefile. `make help` prints the targets below, one line
+# each (tests/setup/run checks that every target is listed once).
 #
+#   make             rtmon.ko for BOARD (default qemu-x86_64-rt) and the whole user space, in build/
+#   make kmod        rtmon.ko for BOARD [BOARD=NAME] [KDIR=/path/to/kernel/build] (arch from the board)
+#   make user        librtmon, rtmonctl, rtmon-mark, rtmond (build/monitor), rtmon-replay (build/core)
+#   make install     install into [DESTDIR=..] [PREFIX=/usr], FHS layout (scripts/install.sh)
 #   make deps        install build and test dependencies (apt-get, as root)
-#   make             rtmon.ko for BOARD (default qemu-x86_64-rt) and the user
-#                    space (librtmon, rtmonctl, rtmond, rtmon-replay) in build/
-#   make help        this list
-#   make check       run every test (unit + QEMU); ends with "N passed, N failed"
+#   make check       every test, host and QEMU, every board; ends with "N passed, N failed"
+#   make check-quick host tests and one x86 board's guest suite (RTMON_CHECK_BOARDS, default qemu-x86_64-rt)
+#   make check-arm   the emulated ARM boards and the install tarball only
+#   make check-pkg   packaging and the boot-time unit only
 #   make demo        boot the emulated PREEMPT_RT board and show rtmon at work
 #   make bench       benchmarks: core instructions/event, module overhead in QEMU
-#   make kmod [BOARD=NAME] [KDIR=/path/to/kernel/build]   (arch from the board)
-#   make cross BOARD=NAME   module + static user space for an ARM board
-#   make dist BOARD=NAME [KDIR=...]   install tarball for a board
-#   make check-arm   the emulated ARM boards only
-#   make install [DESTDIR=..] [PREFIX=..], make check-pkg
-#   make debs [ARCH=arm64|armhf], make debs-arm   Debian packages (build/deb)
-#   make clean
+#   make cross       module and static user space for an ARM board: BOARD=NAME [KDIR=...]
+#   make dist        install tarball for a board: BOARD=NAME [KDIR=...]
+#   make debs        Debian packages in build/deb [ARCH=arm64|armhf]
+#   make debs-arm    the Debian packages for both ARM architectures
+#   make clean       remove build/
+#   make help        this list
 
 BOARD ?= qemu-x86_64-rt
 
 all: kmod user
 
 help:
-	@sed -n '/^#   make/,/^#   make clean/p' $(firstword $(MAKEFILE_LIST)) | sed 's/^#//'
+	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
 
-# librtmon, rtmonctl, rtmond, rtmon-replay, rtmon-mark (monitor/Makefile)
+# librtmon, rtmonctl, rtmond, rtmon-mark (monitor/Makefile), rtmon-replay
+# (monitor/replay/Makefile)
 user:
 	$(MAKE) -C monitor
+	$(MAKE) -C monitor/replay
 
 deps:
 	bash scripts/deps.sh
@@ -50,6 +56,11 @@ check-arm:
 
 check:
 	tests/run-all
+
+# the contributors' tier: deps, build, host tests and one x86 board's guest
+# suite (tests/run-all with RTMON_CHECK_QUICK=1); make check stays complete
+check-quick:
+	RTMON_CHECK_QUICK=1 tests/run-all
 
 demo:
 	scripts/demo $(BOARD)
@@ -82,4 +93,4 @@ check-pkg:
 clean:
 	rm -rf build
 
-.PHONY: all help user deps kmod cross dist check-arm install debs debs-arm check-pkg check demo bench clean
+.PHONY: all help user deps kmod cross dist check-arm install debs debs-arm check-pkg check check-quick demo bench clean
