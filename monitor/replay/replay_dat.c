@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,6 +451,12 @@ static void dat_isolate(void)
 		}
 	if (WIFEXITED(st))
 		exit(WEXITSTATUS(st));
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE) {
+		/* the reader of our output went away (| head): not the file's fault */
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+		exit(1);
+	}
 	input_error("libtracecmd crashed reading this file (signal %d): corrupt data?",
 		    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
