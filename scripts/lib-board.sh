@@ -12,7 +12,7 @@ RTMON_CACHE=${RTMON_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtmon}
 # The stderr the library was sourced with: the suite state's refresh
 # messages (retries, stale lists, why a board cannot resolve) go there even
 # when a caller hides apt-cache's own noise (deb_dep_of: 2>/dev/null).
-[ -n "${RTMON_LIB_STDERR:-}" ] || exec {RTMON_LIB_STDERR}>&2
+[ -n "${RTMON_LIB_STDERR:-}" ] || exec {RTMON_LIB_STDERR}>&2 || RTMON_LIB_STDERR=2
 
 die() {
 	echo "${0##*/}: $*" >&2
