@@ -78,8 +78,10 @@ if [ -n "$added_arch" ] ||
 	# armhf): tried again a few times (scripts/lib-board.sh); if it still
 	# fails the other lists are good: go on, the boards that need a lost
 	# list say so when they resolve their packages
-	apt_update_retry "$(host_suite) system state" ||
+	if ! apt_update_retry "$(host_suite) system state"; then
+		suite_failed_whose "$(host_suite)"
 		echo "deps: apt-get update still fails (above); continuing with the lists it kept: run 'make deps' again later for what they lack" >&2
+	fi
 fi
 
 missing=()

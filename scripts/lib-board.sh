@@ -315,6 +315,8 @@ apt_update_retry() {
 	done
 	echo "apt-get update ($what) failed $tries times:" >&2
 	grep -E '^[EW]: |Mirror sync' "$log" | sed 's/^/  /' >&2
+	# for the caller's message: which indexes (suite_apt_update: whose)
+	APT_UPDATE_FAILED=$(grep -E '^[EW]: Failed to fetch' "$log")
 	rm -f "$log"
 	return 1
 }
@@ -335,10 +337,29 @@ suite_archs() {
 	echo "$archs"
 }
 
-# suite_boards SUITE: the boards that use the suite (for messages).
+# suite_boards SUITE [ARCH]: the boards that use the suite (for messages),
+# or those of them whose Debian architecture is ARCH.
 suite_boards() {
-	grep -lx "BOARD_SUITE=$1" "$RTMON_TOP"/boards/*.board 2>/dev/null |
-		xargs -r -n1 basename | sed 's/\.board$//' | tr '\n' ' ' | sed 's/ $//'
+	local f
+	for f in $(grep -lx "BOARD_SUITE=$1" "$RTMON_TOP"/boards/*.board 2>/dev/null); do
+		[ -z "${2:-}" ] || grep -qx "BOARD_DEB_ARCH=$2" "$f" || continue
+		basename "$f" .board
+	done | tr '\n' ' ' | sed 's/ $//'
+}
+
+# suite_failed_whose SUITE: after a failed apt_update_retry of the suite's
+# state, one line per architecture whose index failed, naming the boards
+# that need it (the build machine's own is needed by all: kbuild's tools).
+suite_failed_whose() {
+	local a who
+	for a in $(grep -o 'binary-[a-z0-9]*/' <<<"${APT_UPDATE_FAILED:-}" | sort -u | sed 's/^binary-//; s|/$||'); do
+		if [ "$a" = "$(dpkg --print-architecture)" ]; then
+			who="every board of $1 (the build machine's architecture)"
+		else
+			who=$(suite_boards "$1" "$a")
+		fi
+		echo "  the $1 $a index (binary-$a/Packages) failed: needed by ${who:-no board}" >&2
+	done
 }
 
 # suite_apt_update SUITE [force]: write the suite's sources.list and refresh
@@ -381,6 +402,7 @@ suite_apt_update() {
 		rm -f "$d/lists/.rtmon-failed"
 		return 0
 	fi
+	suite_failed_whose "$s"
 	if ls "$d"/lists/*_Packages* >/dev/null 2>&1; then
 		echo "warning: using the $s lists of an earlier update (boards: $(suite_boards "$s")); not trying again for an hour" >&2
 		echo "$archs" >"$d/lists/.rtmon-failed"
