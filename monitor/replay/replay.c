@@ -656,7 +656,7 @@ static void usage(FILE *f)
 "  --tick=DUR                 ftrace, dat: synthesized tick period (default 10ms, 0=off)\n"
 "  --drain-at-end             read records only at the end (rings may overflow)\n"
 "  --no-flush                 skip the final tick past max_age and leak check\n"
-"  --explain                  ftrace text: explain every record (where its time\n"
+"  --explain                  ftrace, dat: explain every record (where its time\n"
 "                             went, who took it: rtmonctl explain's parts) from\n"
 "                             the trace itself, after the records\n");
 }

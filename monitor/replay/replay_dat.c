@@ -289,6 +289,37 @@ static void dat_record(struct tep_record *rec)
 	rx_kevent(&e);
 }
 
+/*
+ * --explain: the event as the text line the snapshot reader of
+ * monitor/explain reads ("comm-pid [cpu] secs.nsecs: event: fields", the
+ * fields printed by libtraceevent from the event's recorded print
+ * format), so a .dat is explained by the same code as its report text.
+ */
+static void dat_keep_line(struct tep_record *rec)
+{
+	static struct trace_seq s;
+	static bool ready;
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	int pid = tep_data_pid(tep, rec);
+	const char *comm = tep_data_comm_from_pid(tep, pid);
+
+	if (!ev)
+		return;
+	if (!ready) {
+		trace_seq_init(&s);
+		ready = true;
+	}
+	trace_seq_reset(&s);
+	trace_seq_printf(&s, "%s-%d [%03d] %llu.%09llu: %s: ", comm ? comm : "<...>",
+			 pid, rec->cpu, rec->ts / 1000000000ull,
+			 rec->ts % 1000000000ull, ev->name);
+	tep_print_event(tep, &s, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	if (s.state != TRACE_SEQ__GOOD)
+		input_error("out of memory printing the event");
+	rx_keep_line(s.buffer);
+}
+
 static void dat_open(const char *path)
 {
 	const char *clk, *b;
@@ -495,8 +526,6 @@ static void dat_file(const char *path)
 	int cpu;
 
 	rx_where = where_dat;
-	if (opt.explain)
-		usage_error("--explain on a trace-cmd .dat is not supported yet: use its text, `trace-cmd report -i FILE | rtmon-replay --explain ...`");
 	dat_isolate();
 	dat_check_tail(path);
 	dat_open(path);
@@ -523,6 +552,8 @@ static void dat_file(const char *path)
 				    (unsigned long long)rec->ts,
 				    (unsigned long long)last_ts);
 		dat_record(rec);
+		if (opt.explain)
+			dat_keep_line(rec);
 		tracecmd_free_record(rec);
 	}
 	dat_check_ends(per_cpu, last_cpu_ts);
