@@ -74,6 +74,25 @@ void input_error(const char *fmt, ...)
 	exit(1);
 }
 
+unsigned long rx_not_understood;
+static unsigned long first_not_understood;
+
+void not_understood(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rx_not_understood++)
+		first_not_understood = lineno;
+	if (rx_not_understood > 3)
+		return;
+	rx_where(stderr);
+	fprintf(stderr, "line not understood, skipped: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -750,7 +769,11 @@ static void print_counters(__u32 leaks)
 				printf("  %s=%llu\n", e->n, e->v);
 		}
 		if (opt.json)
-			printf(",\"records\":%lu,\"leaks\":%u}\n", nrecords, leaks);
+			printf(",\"records\":%lu,\"leaks\":%u,\"lines_not_understood\":%lu}\n",
+			       nrecords, leaks, rx_not_understood);
+		else if (rx_not_understood)
+			printf("records=%lu leaks=%u lines_not_understood=%lu\n",
+			       nrecords, leaks, rx_not_understood);
 		else
 			printf("records=%lu leaks=%u\n", nrecords, leaks);
 	}
@@ -967,6 +990,9 @@ int main(int argc, char **argv)
 	if (opt.explain && rx_explain_all(opt.json))
 		return 1;
 	print_counters(leaks);
+	if (rx_not_understood)
+		fprintf(stderr, "rtmon-replay: %s: %lu lines not understood and skipped (first: line %lu)\n",
+			fname, rx_not_understood, first_not_understood);
 	spool_end();
 	free(core_mem);
 	return leaks ? 3 : 0;

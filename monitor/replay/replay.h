@@ -75,6 +75,16 @@ void __attribute__((noreturn, format(printf, 1, 2)))
 input_error(const char *fmt, ...);
 void __attribute__((noreturn, format(printf, 1, 2)))
 usage_error(const char *fmt, ...);
+/*
+ * A text line that is no event line at all (a header, a banner, a line
+ * cut short): counted, the first few shown on stderr with where they
+ * are, the count in the counters and in a last stderr line. A line of an
+ * event the replay reads whose fields are wrong stays an input_error():
+ * skipping it would change the answer.
+ */
+void __attribute__((format(printf, 1, 2)))
+not_understood(const char *fmt, ...);
+extern unsigned long rx_not_understood;
 
 bool parse_u64(const char *s, __u64 *out);
 bool parse_dur(const char *s, __u64 *out);

@@ -140,8 +140,10 @@ static void ftrace_line(char *line)
 	       !(isdigit((unsigned char)q[1]) && strchr(q, ']') &&
 		 strspn(q + 1, "0123456789") == (size_t)(strchr(q, ']') - q - 1)))
 		q++;
-	if (!q)
-		input_error("not an ftrace event line (no [cpu] column)");
+	if (!q) {
+		not_understood("no [cpu] column");
+		return;
+	}
 	{
 		char *d = q;
 
@@ -167,8 +169,10 @@ static void ftrace_line(char *line)
 		q++;
 	if (q[-1] != ':' || !isdigit((unsigned char)*f)) {
 		/* the hardirq/softirq column moves (RT adds lazy columns) */
-		if (strspn(f, ".bBdDXNnpLlZzHhs0123456789") < (size_t)(q - f))
-			input_error("bad ftrace flags column");
+		if (strspn(f, ".bBdDXNnpLlZzHhs0123456789") < (size_t)(q - f)) {
+			not_understood("no flags column or timestamp after the cpu");
+			return;
+		}
 		flag = '.';
 		if (memchr(f, 'h', q - f) || memchr(f, 'H', q - f) ||
 		    memchr(f, 'z', q - f) || memchr(f, 'Z', q - f))
@@ -182,8 +186,10 @@ static void ftrace_line(char *line)
 			q++;
 	}
 	/* timestamp "secs.frac:" */
-	if (q[-1] != ':' || !isdigit((unsigned char)*f))
-		input_error("bad ftrace timestamp");
+	if (q[-1] != ':' || !isdigit((unsigned char)*f)) {
+		not_understood("no timestamp");
+		return;
+	}
 	secs = strtoull(f, &f, 10);
 	if (*f == '.') {
 		for (f++; isdigit((unsigned char)*f); f++) {
@@ -193,8 +199,10 @@ static void ftrace_line(char *line)
 			}
 		}
 	}
-	if (*f != ':')
-		input_error("bad ftrace timestamp");
+	if (*f != ':') {
+		not_understood("no timestamp");
+		return;
+	}
 	for (; nd < 9; nd++)
 		frac *= 10;
 	ts = secs * 1000000000ull + frac;
@@ -202,8 +210,10 @@ static void ftrace_line(char *line)
 		q++;
 	ev = q;
 	q = strchr(ev, ':');
-	if (!q)
-		input_error("missing event name");
+	if (!q) {
+		not_understood("no event name");
+		return;
+	}
 	*q++ = 0;
 	while (isspace((unsigned char)*q))
 		q++;

@@ -54,7 +54,12 @@ printf '100 0 timer_entry id=1 expires=90 ctx=nmi\n' > "$T/e10.events"
 expect bad_timer_ctx 1 "e10.events:1: bad ctx 'nmi'" "$REPLAY" "$T/e10.events"
 
 printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: irq=1 name=x\n  garbage line here\n' > "$T/f1.trace"
-expect ftrace_garbage 1 "f1.trace:3: not an ftrace event line" "$REPLAY" "$T/f1.trace"
+# a line that is no event line at all is counted and shown, not an error
+# (exit 0, the count in the counters and a last stderr line)
+expect ftrace_garbage 0 "f1.trace:3: line not understood, skipped: no .cpu. column" "$REPLAY" "$T/f1.trace"
+expect ftrace_garbage_count 0 "1 lines not understood and skipped (first: line 3)" "$REPLAY" "$T/f1.trace"
+"$REPLAY" --json "$T/f1.trace" 2>/dev/null | grep -q '"lines_not_understood":1}' &&
+	echo "PASS: err_ftrace_garbage_json" || { echo "FAIL: err_ftrace_garbage_json: no lines_not_understood count"; fail=1; }
 
 printf '# tracer: nop\n  <idle>-0 [000] d.h1. 1.000001: irq_handler_entry: name=x\n' > "$T/f2.trace"
 expect explain_rtm 1 "e2.events:1: --explain needs a kernel trace" "$REPLAY" --explain "$T/e2.events"
