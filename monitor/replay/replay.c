@@ -990,6 +990,9 @@ int main(int argc, char **argv)
 	if (opt.explain && rx_explain_all(opt.json))
 		return 1;
 	print_counters(leaks);
+	if (rx_lock_waits || rx_lock_handovers)
+		fprintf(stderr, "rtmon-replay: %s: %lu PREEMPT_RT lock waits followed through (D inside lock:contention_begin RT .. contention_end), %lu lock hand-overs\n",
+			fname, rx_lock_waits, rx_lock_handovers);
 	if (rx_not_understood)
 		fprintf(stderr, "rtmon-replay: %s: %lu lines not understood and skipped (first: line %lu)\n",
 			fname, rx_not_understood, first_not_understood);

@@ -135,6 +135,8 @@ enum rx_kev_type {
 	RX_KEV_SWITCH,
 	RX_KEV_WORK_BEGIN,
 	RX_KEV_WORK_END,
+	RX_KEV_LOCK_BEGIN,	/* lock:contention_begin (flags: lock_rt) */
+	RX_KEV_LOCK_END,	/* lock:contention_end */
 };
 
 /* one kernel event, parsed: what each event type uses is set */
@@ -158,7 +160,11 @@ struct rx_kev {
 	__u32 next;		/* switch: next task; waking: the woken task */
 	char next_comm[RTM_COMM_LEN];
 	__u64 cookie;		/* work begin/end */
+	bool lock_rt;		/* lock begin: LCB_F_RT, an rtmutex-based wait */
 };
+
+/* lock waits on PREEMPT_RT seen so far (replay_kev.c), for the summary */
+extern unsigned long rx_lock_waits, rx_lock_handovers;
 
 /* the trace's clock, as far as the reader knows it */
 enum rx_clock {

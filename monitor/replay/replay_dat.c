@@ -124,6 +124,13 @@ static struct dat_ev *dat_event(struct tep_record *rec)
 		}
 		if (d->type >= RX_KEV_SOFTIRQ_RAISE)
 			d->f[0] = need(ev, "vec");
+	} else if (!strcmp(ev->system, "lock") &&
+		   !strcmp(ev->name, "contention_begin")) {
+		d->type = RX_KEV_LOCK_BEGIN;
+		d->f[0] = need(ev, "flags");
+	} else if (!strcmp(ev->system, "lock") &&
+		   !strcmp(ev->name, "contention_end")) {
+		d->type = RX_KEV_LOCK_END;
 	} else if (!strcmp(ev->system, "timer")) {
 		if (!strcmp(ev->name, "hrtimer_start")) {
 			/* as the text: only with the timer and its expiry */
@@ -274,6 +281,11 @@ static void dat_record(struct tep_record *rec)
 		e.prev_state = (num(rec, d->f[1]) & 0xff) ? 1 : 0;
 		e.next = (__u32)num(rec, d->f[2]);
 		str(rec, d->f[3], e.next_comm);
+		break;
+	case RX_KEV_LOCK_BEGIN:
+		e.lock_rt = num(rec, d->f[0]) & 8;	/* LCB_F_RT */
+		break;
+	case RX_KEV_LOCK_END:
 		break;
 	case RX_KEV_WORK_BEGIN:
 	case RX_KEV_WORK_END:

@@ -105,6 +105,30 @@ static bool ft_waking_task(const char *q, __u64 *pid, char *comm)
 	return ft_plugin_task(q, q + strlen(q), pid, comm);
 }
 
+/*
+ * lock:contention_begin "LOCK (flags=SPIN|RT)", or with -R "flags=8":
+ * whether LCB_F_RT (8, an rtmutex-based wait on PREEMPT_RT) is set.
+ */
+static bool ft_lock_rt(const char *q)
+{
+	const char *t = strstr(q, "flags=");
+	size_t n;
+
+	if (!t)
+		return false;
+	t += 6;
+	if (isdigit((unsigned char)*t))
+		return strtoull(t, NULL, 0) & 8;
+	for (; *t && *t != ')' && !isspace((unsigned char)*t); t += n + 1) {
+		n = strcspn(t, "|) \t");
+		if (n == 2 && !strncmp(t, "RT", 2))
+			return true;
+		if (t[n] != '|')
+			break;
+	}
+	return false;
+}
+
 static void ftrace_line(char *line)
 {
 	char *p, *q, *ev, *f, flag = 0;
@@ -303,6 +327,11 @@ static void ftrace_line(char *line)
 						   RX_KEV_WORK_END;
 		e.cookie = x;
 		e.work_comm = true;
+	} else if (!strcmp(ev, "contention_begin")) {
+		e.type = RX_KEV_LOCK_BEGIN;
+		e.lock_rt = ft_lock_rt(q);
+	} else if (!strcmp(ev, "contention_end")) {
+		e.type = RX_KEV_LOCK_END;
 	} else if (!strcmp(ev, "workqueue_queue_work")) {
 		if (ft_num(q, "work struct", 16, &x)) {
 			e.type = RX_KEV_WORK_BEGIN;

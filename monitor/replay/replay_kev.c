@@ -10,6 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtm_core.h"
@@ -29,6 +31,53 @@ struct ft_cpu {
 };
 
 static struct ft_cpu ftc[NCPU_FT];
+
+/*
+ * PREEMPT_RT lock waits. spinlock_t and rwlock_t sleep on an rtmutex there,
+ * in TASK_RTLOCK_WAIT; the module sees that state and follows the chain
+ * through the wait (not the end of the processing; the waking that ends
+ * it is a lock hand-over, no new work). sched_switch reports that state
+ * as D, like any sleep, so a recording tells it only by the lock events:
+ * a task that blocks between its own lock:contention_begin with the RT
+ * flag (LCB_F_RT: every rtmutex-based wait) and its contention_end waits
+ * for a lock. That window also holds the waits for sleeping mutexes on
+ * RT (rt_mutex based, also LCB_F_RT, also D), which the module counts as
+ * blocking: the recording cannot tell the two apart, and the replay
+ * takes both as lock waits. Without lock events, every D is a block.
+ * Pids in such a window: one bit per pid (PID_MAX_LIMIT), on first use.
+ */
+#define PID_BITS	(4u << 20)
+static unsigned long *in_lock_wait;
+unsigned long rx_lock_waits, rx_lock_handovers;
+
+static bool lock_waiting(__u32 pid)
+{
+	const unsigned int w = 8 * sizeof(*in_lock_wait);
+
+	return in_lock_wait && pid < PID_BITS &&
+	       (in_lock_wait[pid / w] >> (pid % w) & 1);
+}
+
+static void lock_wait_set(__u32 pid, bool on)
+{
+	const unsigned int w = 8 * sizeof(*in_lock_wait);
+
+	if (pid >= PID_BITS)
+		return;
+	if (!in_lock_wait) {
+		if (!on)
+			return;
+		in_lock_wait = calloc(PID_BITS / w, sizeof(*in_lock_wait));
+		if (!in_lock_wait) {
+			perror("rtmon-replay");
+			exit(2);
+		}
+	}
+	if (on)
+		in_lock_wait[pid / w] |= 1ul << (pid % w);
+	else
+		in_lock_wait[pid / w] &= ~(1ul << (pid % w));
+}
 static __u64 next_tick;
 enum rx_clock rx_trace_clock = RX_CLOCK_GUESS;
 static struct { __u64 id, expires; } timers[TIMER_HASH];
@@ -141,6 +190,7 @@ void rx_kevent(const struct rx_kev *e)
 	__u32 c = e->cpu, ctx;
 	__u64 ts = e->ts;
 	bool was_after_exit, soft;
+	long blocked;
 
 	set_ts(ts);
 	ft_ticks(ts);
@@ -231,6 +281,10 @@ void rx_kevent(const struct rx_kev *e)
 				  soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 		break;
 	case RX_KEV_WAKING:
+		if (lock_waiting(e->next)) {
+			rx_lock_handovers++;	/* a lock handed over */
+			break;
+		}
 		if (!e->flag && was_after_exit)
 			ctx = RTM_CTX_HARDIRQ;
 		rtm_ev_waking_running(core, c, ts, ctx, e->pid, e->next, 0,
@@ -242,9 +296,21 @@ void rx_kevent(const struct rx_kev *e)
 		fc->tsoft = 0;
 		fc->tdepth = 0;
 		track_switch(c, e->next);
-		rtm_ev_switch(core, c, ts, e->prev, e->prev_state, e->next, 0,
+		blocked = e->prev_state;
+		if (blocked && lock_waiting(e->prev)) {
+			rx_lock_waits++;	/* a lock wait, not the end */
+			blocked = 0;
+		}
+		rtm_ev_switch(core, c, ts, e->prev, blocked, e->next, 0,
 			      e->next_comm);
 		break;
+	case RX_KEV_LOCK_BEGIN:
+		if (e->lock_rt)
+			lock_wait_set(e->pid, true);
+		return;
+	case RX_KEV_LOCK_END:
+		lock_wait_set(e->pid, false);
+		return;
 	case RX_KEV_WORK_BEGIN:
 		/* tgid is not in the trace: 0 on both sides */
 		rtm_ev_work_begin(core, c, ts, e->pid, 0, e->cookie,

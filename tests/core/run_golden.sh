@@ -41,7 +41,7 @@ for ev in "$GDIR"/*.events; do
 	echo "PASS: golden_$name"
 	# same input as JSON
 	# shellcheck disable=SC2086
-	"$REPLAY" --json $args "$ev" > "$OUT/$name.json" 2>&1
+	"$REPLAY" --json $args "$ev" > "$OUT/$name.json" 2> "$OUT/$name.json.err"
 	rc=$?
 	if ! command -v python3 >/dev/null 2>&1; then
 		echo "SKIP: golden_json_$name: python3 not available"
