@@ -10,7 +10,8 @@
 # that waited at least 3 ms for the worker to end an earlier item (the
 # item's t_begin to the earlier item's t_end, from dispatch_test's own
 # clock reads) has "queued" behind the worker (its pid), at least a
-# quarter of that wait, and with the worker's preemptions and interrupts
+# quarter of that wait less what other tasks and IRQs took from the
+# worker meanwhile, and with the worker's preemptions and interrupts
 # meanwhile (the preempting tasks', IRQs' time: on mainline the worker
 # shares its cpu with the feeder) at least 80% of it; the worker's own
 # "running" (or "unknown") holds less than a fifth. At least one such
@@ -70,7 +71,10 @@ for e in ex:
     hop = [p for p in e["parts"] if p["hop"] == top["hop"]]
     other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running", "unknown"))
     run = sum(p["ns"] for p in hop if p["category"] in ("running", "unknown"))
-    assert q >= 0.25 * waited and q + other >= 0.8 * waited and run < 0.2 * waited, \
+    # queued: a quarter of the wait the worker spent on the earlier item
+    # itself (what others took from it is theirs: rtmond at rt 10 once
+    # preempted it for 4.8 of a 5.5 ms wait on a loaded host)
+    assert q >= 0.25 * (waited - other) and q + other >= 0.8 * waited and run < 0.2 * waited, \
         f"#{e['seq']}: queued {us(q)} (+ {us(other)} preempted, interrupted; {us(run)} running, unknown) " \
         f"of a {us(waited)} wait: {hop[:5]}"
     queued += 1
