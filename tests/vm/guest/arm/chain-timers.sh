@@ -119,7 +119,7 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 			}
 			for (a = 2; a <= np; a++) { v = g[a]; for (b = a - 1; b >= 1 && g[b] > v; b--) g[b + 1] = g[b]; g[b + 1] = v }
 			gmed = g[int((np + 1) / 2)]; d = pmax - rmax
-			# (the switch-in to the program's clock read: ~100 us on an
+			# (the switch-in to the clock read of the program: ~100 us on an
 			# emulated arm64, 205 us for posix-signal on 6.12 under a
 			# loaded host; a chain started late would show as more)
 			if (gmed >= 400000) { printf "FAIL: %s: median gap %d ns: rtmon misses part of the latency\n", kind, gmed; fails++ }
