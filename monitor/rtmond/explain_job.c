@@ -36,8 +36,12 @@ void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, p->explain);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
+	/* O_NOFOLLOW: never write through a symlink left in the directory */
+	k = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	f = k < 0 ? NULL : fdopen(k, "w");
 	if (!f) {
+		if (k >= 0)
+			close(k);
 		rtmond_log("explain: cannot write %s: %s", tmp, strerror(errno));
 		fts_free(&t);
 		return;

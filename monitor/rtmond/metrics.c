@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -352,15 +353,21 @@ int rtmond_metrics_textfile(const char *path)
 	size_t len;
 	char *text = rtmond_metrics_text(&len);
 	FILE *f;
-	int ok;
+	int ok, fd;
 
 	if (!text)
 		return -ENOMEM;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
+	/* O_NOFOLLOW: never write through a symlink left in the directory */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
 		free(text);
-		return -errno;
+		return -e;
 	}
 	ok = fwrite(text, 1, len, f) == len;
 	ok = !fclose(f) && ok;

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -101,6 +102,60 @@ static int mkdir_p(const char *dir)
 	if (mkdir(p, 0750) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/*
+ * Whether rtmond may write in dir. Someone else who can write in it, or in
+ * a directory above it, could plant a symlink where rtmond writes (as root:
+ * misses.jsonl -> /etc/...), a file of theirs that rtmond then fills (to
+ * read or forge misses), or move the directory away and put their own in
+ * its place. The rule, like sshd's StrictModes: the directory (symlinks
+ * resolved: an administrator may link it elsewhere) is owned by root or
+ * rtmond's uid and writable by nobody else (no group or other write bit);
+ * so is every directory above it, except that one with the sticky bit
+ * (/tmp) may be writable by all: others cannot rename or remove what they
+ * do not own in it. 0 or -EPERM, with a log line that says why.
+ */
+static int dir_safe(const char *dir)
+{
+	char real[PATH_MAX], *s;
+	struct stat st;
+	int top = 1, e;
+
+	if (!realpath(dir, real)) {
+		e = errno;
+		rtmond_log("snapshot.dir %s: %s", dir, strerror(e));
+		return -e;
+	}
+	for (;;) {
+		if (stat(real, &st)) {
+			e = errno;
+			rtmond_log("snapshot.dir %s: %s: %s", dir, real, strerror(e));
+			return -e;
+		}
+		if (st.st_uid != 0 && st.st_uid != geteuid()) {
+			rtmond_log("snapshot.dir %s refused: %s is owned by uid %u (want root%s): "
+				   "another user could replace rtmond's files", dir, real,
+				   (unsigned int)st.st_uid, geteuid() ? " or rtmond's uid" : "");
+			return -EPERM;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && (top || !(st.st_mode & S_ISVTX))) {
+			rtmond_log("snapshot.dir %s refused: %s is writable by %s (mode %04o%s): "
+				   "another user could replace rtmond's files (chmod go-w %s)",
+				   dir, real, st.st_mode & S_IWOTH ? "anyone" : "its group",
+				   (unsigned int)(st.st_mode & 07777),
+				   top ? "" : ", not sticky", real);
+			return -EPERM;
+		}
+		if (!strcmp(real, "/"))
+			return 0;
+		s = strrchr(real, '/');
+		if (s == real)
+			s[1] = 0;
+		else
+			*s = 0;
+		top = 0;
+	}
 }
 
 /* ---- statistics slots ---- */
@@ -279,7 +334,8 @@ static int open_lines(const char *dir, const char *name)
 	off_t end;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	/* O_NOFOLLOW: never write through a symlink left in the directory */
+	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0) {
 		rtmond_log("cannot open %s: %s", p, strerror(errno));
 		return -1;
@@ -307,13 +363,15 @@ static int open_files(const struct rtmond_config *c)
 		rtmond_log("cannot create %s: %s", c->dir, strerror(-err));
 		return err;
 	}
+	if ((err = dir_safe(c->dir)))
+		return err;
 	mf = open_lines(c->dir, "misses.jsonl");
 	if (mf < 0)
 		return -EACCES;
 	if (c->records_file)
 		rf = open_lines(c->dir, "records.jsonl");
 	snprintf(p, sizeof(p), "%s/rtmond.seq", c->dir);
-	sf = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	sf = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (sf < 0)
 		rtmond_log("cannot open %s: %s", p, strerror(errno));
 	if (misses_fd >= 0)
@@ -737,6 +795,7 @@ static void write_stats(const struct rtmond_live *l)
 	json_t *root, *tg;
 	char path[512], tmp[520];
 	unsigned int i, b;
+	int fd;
 
 	if (!h)
 		return;
@@ -777,8 +836,11 @@ static void write_stats(const struct rtmond_live *l)
 	json_object_set_new(root, "targets", tg);
 	snprintf(path, sizeof(path), "%s/stats.json", l->conf.dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_dump_file(root, tmp, JSON_COMPACT) || rename(tmp, path))
-		rtmond_log("cannot write %s", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0 || json_dumpfd(root, fd, JSON_COMPACT) || rename(tmp, path))
+		rtmond_log("cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	json_decref(root);
 	stats_dirty = 0;
 }

@@ -376,7 +376,7 @@ static int copy_ftrace(const struct rtmond_snap_plan *p)
 	snprintf(dst, sizeof(dst), "%s/%s", out_dir, p->ftrace);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", dst);
 	in = open(src, O_RDONLY | O_CLOEXEC);
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (in < 0 || out < 0) {
 		rtmond_log("ftrace: copy of snapshot %" PRIu64 " to %s failed: %s", p->id, dst,
 			   strerror(errno));

@@ -7,7 +7,11 @@
 #   whole JSON (a half line used to glue the next miss onto it);
 # - SIGHUP with a directory that cannot be created: the reload is refused
 #   and the misses after it still go to the old files (they used to be
-#   closed first, and nothing was written any more).
+#   closed first, and nothing was written any more);
+# - (item 5) directories another user could write in are refused with a
+#   message and exit 1 (world- or group-writable, owned by another user,
+#   under a world-writable directory that is not sticky), and so is a
+#   reload to one; a symlink planted as misses.jsonl is not followed.
 # timeout: 180
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
@@ -86,4 +90,49 @@ for name in ("misses.jsonl", "records.jsonl"):
     assert len(after) >= 80, f"{name}: only {len(after)} lines after the room came back (50 + 30 misses)"
     assert len(late) >= 30, f"{name}: only {len(late)} lines after the refused reload"
 PY
+
+# unsafe directories and symlinks (issue 21, item 5): rtmond runs as root
+# and writes where snapshot.dir says; nobody else may be able to put files
+# or symlinks there
+refused() { # WHAT MESSAGE: rtmond with $T/rtmon.conf must exit 1 saying MESSAGE
+	local rc=0
+	timeout 20 "$RTMOND" -c $T/rtmon.conf 2>$T/refused.log || rc=$?
+	[ $rc = 1 ] || fail "$1: rtmond exited $rc, want 1: $(tail -n 2 $T/refused.log)"
+	grep -q "$2" $T/refused.log || fail "$1: no '$2' in: $(tail -n 2 $T/refused.log)"
+	note "$1: exit 1: $(grep -m1 "$2" $T/refused.log)"
+}
+u=/tmp/rtmond-unsafe
+rm -rf $u; mkdir -p $u/ww $u/gw $u/nobody $u/open/sub $u/link
+chmod 0777 $u/ww; chmod 0770 $u/gw; chown nobody $u/nobody
+conf $u/ww; refused "world-writable dir" "snapshot.dir $u/ww refused: $u/ww is writable by anyone (mode 0777)"
+conf $u/gw; refused "group-writable dir" "is writable by its group (mode 0770)"
+conf $u/nobody; refused "dir owned by nobody" "$u/nobody is owned by uid $(id -u nobody)"
+chmod 0777 $u/open
+conf $u/open/sub; refused "dir under a world-writable, not sticky one" "$u/open is writable by anyone (mode 0777, not sticky)"
+# a symlink planted as misses.jsonl: not followed, the target untouched
+echo "do not touch" >$u/victim
+ln -s $u/victim $u/link/misses.jsonl
+conf $u/link; refused "symlinked misses.jsonl" "cannot open $u/link/misses.jsonl: Too many levels of symbolic links"
+[ "$(cat $u/victim)" = "do not touch" ] || fail "rtmond wrote through the misses.jsonl symlink"
+# a sticky world-writable parent (/tmp, a tmpfs root) is fine: the run above used one
+# a reload to a world-writable directory is refused, the old one goes on
+conf $u/ok
+"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond2.log &
+pid=$!
+for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond2.log && break; sleep 0.1; done
+grep -q "rtmond: running" $T/rtmond2.log || fail "rtmond did not start in $u/ok: $(tail -n 3 $T/rtmond2.log)"
+conf $u/ww
+kill -HUP $pid
+for ((i = 0; i < 50; i++)); do grep -q "reload refused\|reloaded" $T/rtmond2.log && break; sleep 0.1; done
+grep -q "reload refused: no outputs in $u/ww" $T/rtmond2.log ||
+	fail "the reload to a world-writable directory was not refused: $(tail -n 3 $T/rtmond2.log)"
+note "reload: $(grep -m1 "refused:" $T/rtmond2.log)"
+cyclictest -q -m -p 80 -t 1 -i 1000 -l 20 >/dev/null
+sleep 1
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+pid=
+[ $rc = 0 ] || fail "rtmond exited $rc on SIGTERM"
+[ "$(wc -l <$u/ok/misses.jsonl)" -ge 20 ] || fail "misses after the refused reload did not go on in $u/ok"
+[ ! -e $u/ww/misses.jsonl ] || fail "rtmond wrote in the world-writable directory"
 echo "rtmond-disk: ok"
