@@ -114,9 +114,10 @@ static void rtmon_show_targets(struct seq_file *m)
 			   t.name[0] ? t.name : "-", t.comm[0] ? t.comm : "*",
 			   t.pid, t.tgid);
 		rtmon_show_source(m, &t);
-		seq_printf(m, " end=%s deadline_us=%llu%s\n",
+		seq_printf(m, " end=%s deadline_us=%llu%s%s\n",
 			   rtmon_end_names[t.end], div_u64(t.deadline_ns, 1000),
-			   t.flags & RTMON_TF_MISSES_ONLY ? " misses-only" : "");
+			   t.flags & RTMON_TF_MISSES_ONLY ? " misses-only" : "",
+			   t.flags & RTMON_TF_RTMOND ? " rtmond" : "");
 		seq_printf(m, "    chains %llu misses %llu overdue %llu",
 			   s->chains, s->misses, s->overdue);
 		if (s->chains)

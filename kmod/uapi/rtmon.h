@@ -78,7 +78,12 @@ struct rtmon_version {
 #define RTMON_TF_MISSES_ONLY	0x1	/* records only for deadline misses and
 					 * timeouts (counters and histogram see
 					 * every chain) */
-#define RTMON_TF_ALL		(RTMON_TF_MISSES_ONLY)
+#define RTMON_TF_RTMOND		0x2	/* added by rtmond from its configuration:
+					 * rtmond removes it when the configuration
+					 * no longer has it, also across restarts;
+					 * targets without it (rtmonctl's) are left
+					 * alone. The module only keeps and shows it. */
+#define RTMON_TF_ALL		(RTMON_TF_MISSES_ONLY | RTMON_TF_RTMOND)
 
 /*
  * A target: which chains to follow to the end and against which deadline.

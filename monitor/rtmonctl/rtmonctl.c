@@ -114,7 +114,7 @@ static json_t *target_json(const struct rtmon_target *t)
 	static const char *const srcs[] = { "any", "irq", "timer", "any_irq" };
 	char timers[64];
 
-	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:I, s:b}",
+	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:I, s:b, s:b}",
 		"id", (int)t->id, "name", t->name, "comm", t->comm,
 		"pid", (int)t->pid, "tgid", (int)t->tgid,
 		"source", t->src < 4 ? srcs[t->src] : "?",
@@ -123,13 +123,15 @@ static json_t *target_json(const struct rtmon_target *t)
 			  rtmon_timers_format(timers, sizeof(timers), t->timers) : "",
 		"end", rtmon_end_name(t->end),
 		"deadline_ns", (json_int_t)t->deadline_ns,
-		"misses_only", !!(t->flags & RTMON_TF_MISSES_ONLY));
+		"misses_only", !!(t->flags & RTMON_TF_MISSES_ONLY),
+		"rtmond", !!(t->flags & RTMON_TF_RTMOND));
 }
 
 static int cmd_targets_list(struct rtmon *r, int json)
 {
 	struct rtmon_version v;
 	struct rtmon_target t;
+	char tn[RTMON_NAME_LEN * 4], tc[RTM_COMM_LEN * 4];
 	json_t *arr = json_array();
 	uint32_t id;
 	int err;
@@ -162,11 +164,14 @@ static int cmd_targets_list(struct rtmon *r, int json)
 		else
 			snprintf(src, sizeof(src), "%s", t.src == RTMON_SRC_TIMER ?
 				 "timer" : t.src == RTMON_SRC_IRQ_ANY ? "any irq" : "any");
-		printf("%-3u %-16s %-16s %-7u %-7u %-14s %-9s %s%s\n", t.id,
-		       t.name[0] ? t.name : "-", t.comm[0] ? t.comm : "*",
+		/* names as others set them: escaped for the terminal */
+		printf("%-3u %-16s %-16s %-7u %-7u %-14s %-9s %s%s%s\n", t.id,
+		       rtmon_term(tn, sizeof(tn), t.name[0] ? t.name : "-"),
+		       rtmon_term(tc, sizeof(tc), t.comm[0] ? t.comm : "*"),
 		       t.pid, t.tgid, src, rtmon_end_name(t.end),
 		       t.deadline_ns ? rtmon_fmt_ns(dl, sizeof(dl), t.deadline_ns) : "-",
-		       t.flags & RTMON_TF_MISSES_ONLY ? " (misses only)" : "");
+		       t.flags & RTMON_TF_MISSES_ONLY ? " (misses only)" : "",
+		       t.flags & RTMON_TF_RTMOND ? " (rtmond)" : "");
 	}
 	if (json)
 		json_out(arr);

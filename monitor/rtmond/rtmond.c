@@ -205,6 +205,99 @@ static const char *target_err(int err, const struct rtmon_target *t)
 }
 
 /*
+ * rtmond tags the targets it adds (RTMON_TF_RTMOND) so that a later run can
+ * tell them from targets others added (rtmonctl targets add): a target
+ * renamed or removed in the configuration while rtmond was stopped is found
+ * by its tag at the next start and removed, instead of staying in the
+ * module for good and, restart after restart, filling every slot. A module
+ * from before the tag refuses it (EINVAL): then targets go in untagged, as
+ * before, and only configured names are reconciled.
+ */
+static uint32_t owned_flag = RTMON_TF_RTMOND;
+
+static int add_target(struct rtmon_target *t)
+{
+	struct rtmon_target u = *t;
+	int err;
+
+	t->flags |= owned_flag;
+	err = rtmon_target_add(rtmond_dev, t);
+	if (err == -EINVAL && owned_flag) {
+		u.flags &= ~RTMON_TF_RTMOND;
+		if (!rtmon_target_add(rtmond_dev, &u)) {
+			rtmond_log("the module does not know the rtmond target tag (an older "
+				   "rtmon.ko): targets renamed or removed while rtmond is "
+				   "stopped stay in the module");
+			owned_flag = 0;
+			*t = u;
+			return 0;
+		}
+	}
+	return err;
+}
+
+/* At start: whether module target kt is configuration target tc, tag included. */
+static int module_target_is(const struct rtmon_target *kt, const struct rtmond_target_conf *tc)
+{
+	struct rtmon_target want = tc->t;
+
+	want.flags |= owned_flag;
+	return rtmond_target_same(kt, &want);
+}
+
+/*
+ * At start: the module's targets that must go before anything is added
+ * (so that their slots are free): rtmond's (tagged) ones the configuration
+ * no longer has, and any target with a configured name but another
+ * definition (or untagged, from an rtmond before the tag: replaced by a
+ * tagged one). Identical tagged targets are kept (reuse[]: their ids).
+ * Targets with other names and no tag are someone else's: left alone.
+ */
+static void start_targets(const struct rtmond_config *c, int *reuse)
+{
+	unsigned int i, j, kept = 0, stale = 0, replaced = 0;
+	struct rtmon_target kt;
+	int err;
+
+	for (i = 0; i < c->ntargets; i++)
+		reuse[i] = -1;
+	for (j = 0; j < max_targets && j < MAX_IDS; j++) {
+		int named = 0, match = -1;
+
+		if (rtmon_target_get(rtmond_dev, j, &kt))
+			continue;
+		for (i = 0; i < c->ntargets; i++)
+			if (!strncmp(kt.name, c->targets[i].name, sizeof(kt.name))) {
+				named = 1;
+				if (reuse[i] < 0 && module_target_is(&kt, &c->targets[i]))
+					match = (int)i;
+			}
+		if (match >= 0) {
+			reuse[match] = (int)j;
+			kept++;
+			continue;
+		}
+		if (!named && !(kt.flags & RTMON_TF_RTMOND))
+			continue;	/* someone else's */
+		err = rtmon_target_del(rtmond_dev, j);
+		if (err && err != -ENOENT) {
+			rtmond_log("removing module target %u (%s): %s", j, kt.name, strerror(-err));
+			continue;
+		}
+		if (named) {
+			replaced++;
+		} else {
+			stale++;
+			rtmond_log("removed module target %u '%s': added by rtmond, no longer "
+				   "in the configuration", j, kt.name);
+		}
+	}
+	if (stale || replaced)
+		rtmond_log("targets at start: %u kept, %u no longer configured removed, %u "
+			   "redefined replaced", kept, stale, replaced);
+}
+
+/*
  * Fill nl (with nl->conf set) from the module: reuse identical targets
  * (from old, or at start from the module), add the others, then remove what
  * the new configuration no longer has. All or nothing: a failed add undoes
@@ -215,9 +308,11 @@ static int sync_targets(struct rtmond_live *old, struct rtmond_live *nl)
 	const struct rtmond_config *c = &nl->conf;
 	uint32_t added[RTMOND_MAX_TARGETS], del[MAX_IDS];
 	unsigned int i, j, nadded = 0, ndel = 0, kept = 0;
-	int reused[RTMOND_MAX_TARGETS] = { 0 };
+	int reused[RTMOND_MAX_TARGETS] = { 0 }, reuse[RTMOND_MAX_TARGETS];
 	int err;
 
+	if (!old)
+		start_targets(c, reuse);
 	for (i = 0; i < c->ntargets; i++) {
 		const struct rtmond_target_conf *tc = &c->targets[i];
 		int found = 0;
@@ -229,21 +324,9 @@ static int sync_targets(struct rtmond_live *old, struct rtmond_live *nl)
 					nl->kid[i] = old->kid[j];
 					reused[i] = found = 1;
 				}
-		} else {
-			for (j = 0; j < max_targets && j < MAX_IDS; j++) {
-				struct rtmon_target kt;
-
-				if (rtmon_target_get(rtmond_dev, j, &kt))
-					continue;
-				if (strncmp(kt.name, tc->name, sizeof(kt.name)))
-					continue;
-				if (!found && rtmond_target_same(&kt, &tc->t)) {
-					nl->kid[i] = j;
-					found = 1;
-				} else {
-					del[ndel++] = j;	/* same name, other spec */
-				}
-			}
+		} else if (reuse[i] >= 0) {
+			nl->kid[i] = (uint32_t)reuse[i];
+			found = 1;
 		}
 		if (found) {
 			kept++;
@@ -253,7 +336,7 @@ static int sync_targets(struct rtmond_live *old, struct rtmond_live *nl)
 		{
 			struct rtmon_target t = tc->t;
 
-			err = rtmon_target_add(rtmond_dev, &t);
+			err = add_target(&t);
 			if (err) {
 				rtmond_log("target %s: %s", tc->name, target_err(err, &t));
 				while (nadded)
