@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -930,6 +931,8 @@ static void write_stats(const struct rtmond_live *l)
 
 /* ---- reload ---- */
 
+static int run_aux(const struct rtmond_config *c, int (*fn)(const struct rtmond_config *c));
+
 static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_config *b)
 {
 	return strcmp(a->dir, b->dir) || a->ftrace != b->ftrace || a->on_timeout != b->on_timeout ||
@@ -975,7 +978,7 @@ static int reload(void)
 		rtmond_snap_setup(&nl->conf);
 	if (strcmp(old->conf.listen, nl->conf.listen)) {
 		rtmond_metrics_stop();
-		rtmond_metrics_start(&nl->conf);
+		run_aux(&nl->conf, rtmond_metrics_start);	/* not from the reader */
 	}
 	if (old->conf.policy != nl->conf.policy || old->conf.priority != nl->conf.priority ||
 	    old->conf.mlockall != nl->conf.mlockall || old->conf.keep_admin != nl->conf.keep_admin)
@@ -1038,30 +1041,163 @@ static void go_realtime(const struct rtmond_config *c)
 	}
 }
 
-static void drop_caps(const struct rtmond_config *c)
+/*
+ * Capabilities belong to threads (capset() changes the calling thread's
+ * only), and a new thread starts with those of the thread that creates it.
+ * So rtmond drops them in this order, and no thread ever holds more than
+ * it needs:
+ * 1. the main thread, still with everything: the bounding set down to the
+ *    reader's set, and no_new_privs (both inherited by every later thread);
+ * 2. a helper thread, SCHED_OTHER, drops its own capabilities to the other
+ *    threads' set and starts them: the snapshot worker, libmicrohttpd's
+ *    (network-facing) and liblttng-ust's (loaded there:
+ *    rtmond_snap_load_provider()); they inherit its sets and policy;
+ * 3. the main thread, the reader, goes real-time (CAP_SYS_NICE and
+ *    CAP_IPC_LOCK still held) and drops its own.
+ * libcap's libpsx (every thread calls capset from a signal handler) does
+ * not do it: it knows only the threads created through its wrapped
+ * pthread_create in rtmond's own objects, not libmicrohttpd's or
+ * liblttng-ust's, and liblttng-ust's threads block every signal.
+ *
+ * Kept: the reader, CAP_SYS_ADMIN with keep_admin (a SIGHUP adds and
+ * removes module targets) and CAP_IPC_LOCK with mlockall (memory any
+ * thread maps later is locked too, by MCL_FUTURE, and past RLIMIT_MEMLOCK
+ * that needs CAP_IPC_LOCK in the thread that maps it); the other threads,
+ * CAP_IPC_LOCK with mlockall, nothing else.
+ */
+static int caps_of(const struct rtmond_config *c, int reader, cap_value_t keep[2])
 {
-	cap_value_t keep[2];
 	int n = 0;
-	cap_t caps;
 
-	if (c->keep_admin)
+	if (reader && c->keep_admin)
 		keep[n++] = CAP_SYS_ADMIN;
 	if (c->mlockall)
 		keep[n++] = CAP_IPC_LOCK;
-	caps = cap_init();
+	return n;
+}
+
+/* The calling thread's permitted and effective sets become keep[]. */
+static int set_thread_caps(const cap_value_t *keep, int n)
+{
+	cap_t caps = cap_init();
+	int err = 0;
+
 	if (!caps)
-		return;
+		return -errno;
+	/* inheritable empty: the ambient set goes with it */
 	if (n && (cap_set_flag(caps, CAP_PERMITTED, n, keep, CAP_SET) ||
 		  cap_set_flag(caps, CAP_EFFECTIVE, n, keep, CAP_SET)))
-		rtmond_log("capabilities: %s", strerror(errno));
+		err = -errno;
 	else if (cap_set_proc(caps))
-		rtmond_log("capabilities: cannot drop: %s", strerror(errno));
-	else
-		rtmond_log("capabilities: kept %s%s%s; dropped the rest",
-			   c->keep_admin ? "CAP_SYS_ADMIN (targets are re-synced on SIGHUP)" : "",
-			   n == 2 ? ", " : "",
-			   c->mlockall ? "CAP_IPC_LOCK (mlockall of later allocations)" : "");
+		err = -errno;
 	cap_free(caps);
+	return err;
+}
+
+/* Step 1: the bounding set (needs CAP_SETPCAP) and no_new_privs. */
+static void drop_bound(const struct rtmond_config *c)
+{
+	cap_value_t keep[2], v, max = cap_max_bits();
+	cap_flag_value_t setpcap = CAP_CLEAR;
+	int n = caps_of(c, 1, keep), i;
+	cap_t cur = cap_get_proc();
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		rtmond_log("capabilities: no_new_privs: %s", strerror(errno));
+	if (cur) {
+		cap_get_flag(cur, CAP_SETPCAP, CAP_EFFECTIVE, &setpcap);
+		cap_free(cur);
+	}
+	if (setpcap != CAP_SET) {
+		/* e.g. under rtmon.service: its CapabilityBoundingSet= did it */
+		rtmond_log("capabilities: no CAP_SETPCAP: the bounding set stays as given");
+		return;
+	}
+	for (v = 0; v < max; v++) {
+		for (i = 0; i < n && keep[i] != v; i++)
+			;
+		if (i < n || cap_get_bound(v) <= 0)
+			continue;
+		if (cap_drop_bound(v)) {
+			rtmond_log("capabilities: bounding set: cannot drop %d: %s", v,
+				   strerror(errno));
+			return;
+		}
+	}
+}
+
+struct aux_job {
+	const struct rtmond_config *c;
+	int (*fn)(const struct rtmond_config *c);
+	int ret;
+};
+
+static void *aux_main(void *arg)
+{
+	struct aux_job *j = arg;
+	cap_value_t keep[2];
+	int n = caps_of(j->c, 0, keep), err;
+
+	err = set_thread_caps(keep, n);
+	if (err)
+		rtmond_log("capabilities: the other threads cannot drop theirs: %s", strerror(-err));
+	j->ret = j->fn(j->c);
+	return NULL;
+}
+
+/*
+ * Step 2: run fn in a new thread that is SCHED_OTHER and holds the other
+ * threads' capabilities, so that every thread fn starts has just those
+ * (never the reader's CAP_SYS_ADMIN or real-time priority): at start, and
+ * when a reload restarts the HTTP server.
+ */
+static int run_aux(const struct rtmond_config *c, int (*fn)(const struct rtmond_config *c))
+{
+	struct aux_job j = { .c = c, .fn = fn };
+	struct sched_param sp = { .sched_priority = 0 };
+	pthread_attr_t a;
+	pthread_t t;
+	int err;
+
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+	pthread_attr_setschedparam(&a, &sp);
+	pthread_attr_setstacksize(&a, 256 * 1024);	/* resident under mlockall */
+	err = pthread_create(&t, &a, aux_main, &j);
+	pthread_attr_destroy(&a);
+	if (err) {
+		rtmond_log("cannot start a thread: %s", strerror(err));
+		return -err;
+	}
+	pthread_join(t, NULL);
+	return j.ret;
+}
+
+static int start_others(const struct rtmond_config *c)
+{
+	rtmond_snap_load_provider();	/* without it no rtmond:miss (logged) */
+	if (rtmond_snap_start_worker())
+		return -1;
+	return rtmond_metrics_start(c);
+}
+
+/* Step 3, the reader's own. */
+static void drop_caps(const struct rtmond_config *c)
+{
+	cap_value_t keep[2];
+	int n = caps_of(c, 1, keep), err = set_thread_caps(keep, n);
+
+	if (err)
+		rtmond_log("capabilities: cannot drop: %s", strerror(-err));
+	else
+		rtmond_log("capabilities: kept %s%s%s in the reader, %s in the other threads; "
+			   "dropped the rest",
+			   c->keep_admin ? "CAP_SYS_ADMIN (targets are re-synced on SIGHUP)" : "",
+			   c->keep_admin && c->mlockall ? ", " : "",
+			   c->mlockall ? "CAP_IPC_LOCK (mlockall of later allocations)" :
+			   c->keep_admin ? "" : "none",
+			   c->mlockall ? "CAP_IPC_LOCK" : "none");
 }
 
 /* ---- main ---- */
@@ -1168,11 +1304,13 @@ int main(int argc, char **argv)
 	rcu_assign_pointer(rtmond_live, l);
 	if (!v.running)
 		rtmond_log("the module is stopped (rtmonctl start): no records until it runs");
-	if (rtmond_snap_start_worker() || rtmond_metrics_start(&l->conf)) {
+	/* the other threads, started unprivileged and SCHED_OTHER (run_aux) */
+	drop_bound(&l->conf);
+	if (run_aux(&l->conf, start_others)) {
 		rtmond_snap_teardown();
 		return 1;
 	}
-	/* the other threads exist (SCHED_OTHER): only the reader goes real-time */
+	/* only the reader goes real-time, then drops its own capabilities */
 	go_realtime(&l->conf);
 	drop_caps(&l->conf);
 	rtmond_log("running: %u targets, misses to %s/misses.jsonl", l->conf.ntargets, l->conf.dir);

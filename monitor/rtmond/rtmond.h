@@ -84,6 +84,8 @@ const char *rtmond_snap_lttng_state(void);
 /* CLOCK_MONOTONIC ns since when the ftrace instance records (0: off) */
 uint64_t rtmond_snap_ftrace_since(void);	/* for the log and JSON */
 int rtmond_snap_start_worker(void);
+/* rtmond:miss's probes (liblttng-ust and its threads): 0 or -errno */
+int rtmond_snap_load_provider(void);
 void rtmond_snap_stop_worker(void);
 
 /* explain_job.c (the snapshot worker): explain the misses of a snapshot

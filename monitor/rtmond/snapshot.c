@@ -19,12 +19,14 @@
  * - a token bucket (burst, then one per interval) limits both.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +282,52 @@ const char *rtmond_snap_lttng_state(void)
 	if (!lt_session[0])
 		return "off";
 	return lt_kernel ? "user+kernel" : "user (no lttng-modules: kernel context in ftrace)";
+}
+
+/* rtmond-ust.so, built into rtmond by rtmond_ust_so.S */
+extern const char rtmond_ust_so[], rtmond_ust_so_end[];
+
+/*
+ * Load rtmond's lttng-ust probes, and with them liblttng-ust, from the copy
+ * inside rtmond (a memfd: no file to install, find or swap). liblttng-ust's
+ * constructor starts the threads that talk to lttng-sessiond, with the
+ * capabilities and scheduling policy of the thread that loads it, and
+ * blocks every signal in them (so neither a later cap_set_proc() nor
+ * libpsx's signal reaches them): rtmond calls this from a thread that has
+ * already dropped its capabilities and is SCHED_OTHER. Until then
+ * rtmond:miss is a no-op (dynamic linkage, rtmond_tp.c).
+ */
+int rtmond_snap_load_provider(void)
+{
+	size_t n = (size_t)(rtmond_ust_so_end - rtmond_ust_so), o = 0;
+	char path[64];
+	ssize_t w;
+	int fd, err = 0;
+
+	fd = memfd_create("rtmond-ust.so", MFD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	while (o < n && (w = write(fd, rtmond_ust_so + o, n - o)) > 0)
+		o += (size_t)w;
+	if (o != n) {
+		err = -EIO;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!dlopen(path, RTLD_NOW)) {
+		rtmond_log("lttng: cannot load rtmond's provider: %s: no rtmond:miss events", dlerror());
+		close(fd);
+		return -ENOENT;
+	}
+out:
+	if (err)
+		rtmond_log("lttng: cannot load rtmond's provider: %s: no rtmond:miss events",
+			   strerror(-err));
+	if (fd >= 0)
+		close(fd);	/* the mapping stays */
+	return err;
 }
 
 void rtmond_snap_miss_event(const struct rtm_record *r, const char *target)
