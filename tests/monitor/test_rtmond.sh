@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# test_rtmond.sh RTMOND RTMONCTL FAKE.so WORKDIR: rtmond on the host, its
+# device played by fake_rtmon.so (LD_PRELOAD; targets kept in a file across
+# runs, as the module keeps them), for what rtmond does around the device
+# (issue 21):
+# - item 2: the capability sets of every thread (/proc/PID/task/*/status):
+#   the reader CAP_SYS_ADMIN + CAP_IPC_LOCK, the snapshot worker,
+#   libmicrohttpd's and liblttng-ust's threads CAP_IPC_LOCK only, the
+#   bounding set the reader's, only the reader SCHED_FIFO (as root only);
+# - item 5: snapshot directories another user could write in are refused
+#   with exit 1 and a message (world- and group-writable, owned by nobody,
+#   under a world-writable directory that is not sticky); one under a
+#   sticky one is fine; a symlink planted as misses.jsonl is not followed;
+# - item 14: targets A, B, then X added by rtmonctl, then A, C: B removed,
+#   A kept with its id, C added, X left alone; more restarts with a new
+#   name each do not fill the slots.
+# Prints PASS:/FAIL:/SKIP: lines.
+set -uo pipefail
+RTMOND=$1
+RTMONCTL=$2
+FAKE=$3
+W=$4
+fails=0
+pass() { echo "PASS: rtmond/$1"; }
+fail() { echo "FAIL: rtmond/$1: $2"; fails=$((fails + 1)); }
+rm -rf "$W"
+mkdir -p "$W"
+chmod 0755 "$W"
+cd "$W" || exit 1
+export FAKE_RTMON_DEV=$W/dev FAKE_RTMON_DB=$W/targets.db
+port=$((20000 + $$ % 20000))
+
+conf() { # DIR TARGET-NAME...
+	local dir=$1 sep="" n
+	shift
+	{
+		echo "targets = ("
+		for n in "$@"; do
+			echo "$sep { name = \"$n\"; comm = \"task_$n\"; source = \"timer\"; deadline = \"1ms\"; }"
+			sep=","
+		done
+		echo ");"
+		echo "snapshot = { dir = \"$dir\"; ftrace = false; lttng = false; };"
+		echo "metrics = { listen = \"127.0.0.1:$port\"; };"
+		echo "realtime = { policy = \"fifo\"; priority = 1; mlockall = true; keep_admin = true; };"
+	} >rtmon.conf
+}
+# start rtmond, wait for "running" (or its exit), run CHECK, then SIGTERM
+pid=
+start() {
+	: >rtmond.log	# not the last run's "running"
+	LD_PRELOAD=$FAKE "$RTMOND" -c rtmon.conf -d "$FAKE_RTMON_DEV" 2>rtmond.log &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "rtmond: running" rtmond.log && return 0
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+stop() {
+	local rc=0
+	kill -TERM $pid 2>/dev/null
+	wait $pid || rc=$?
+	pid=
+	return $rc
+}
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null' EXIT
+
+# ---- item 2: capabilities and policy of every thread
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: rtmond/caps-per-thread (needs root)"
+else
+	mkdir -m 0750 out
+	conf "$W/out" A
+	if start && python3 - $pid "$(grep -c 'reader runs SCHED_FIFO' rtmond.log)" >caps.txt 2>&1 <<'PY'
+import os, sys
+pid, fifo = int(sys.argv[1]), sys.argv[2] != "0"
+ADMIN, IPC_LOCK = 1 << 21, 1 << 14
+tids = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
+bad = []
+for tid in tids:
+    st = dict(l.split(":", 1) for l in open(f"/proc/{pid}/task/{tid}/status") if ":" in l)
+    c = {k: int(st[k], 16) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+    reader = tid == pid
+    want = ADMIN | IPC_LOCK if reader else IPC_LOCK
+    pol = os.sched_getscheduler(tid)
+    print(f"{tid} {st['Name'].strip()} Prm {c['CapPrm']:#x} Eff {c['CapEff']:#x} Bnd {c['CapBnd']:#x} "
+          f"Inh {c['CapInh']:#x} Amb {c['CapAmb']:#x} policy {pol}")
+    if (c["CapPrm"], c["CapEff"], c["CapBnd"], c["CapInh"], c["CapAmb"]) != (want, want, ADMIN | IPC_LOCK, 0, 0):
+        bad.append(tid)
+    if fifo and (pol == os.SCHED_FIFO) != reader:
+        bad.append(tid)
+# the reader, the snapshot worker, libmicrohttpd's and liblttng-ust's two
+print(f"{len(tids)} threads, wrong: {bad}")
+assert len(tids) >= 5 and not bad
+PY
+	then
+		pass "caps-per-thread ($(tail -n 1 caps.txt); reader 0x204000, the others 0x4000, bounding 0x204000)"
+	else
+		fail caps-per-thread "$(cat caps.txt rtmond.log | head -c 1500)"
+	fi
+	stop >/dev/null
+fi
+
+# ---- item 5: unsafe snapshot directories, a planted symlink
+refused() { # NAME MESSAGE
+	local rc=0
+	LD_PRELOAD=$FAKE timeout 20 "$RTMOND" -c rtmon.conf -d "$FAKE_RTMON_DEV" 2>refused.log || rc=$?
+	if [ $rc != 1 ]; then
+		fail "dir/$1" "exit $rc, want 1: $(head -c 300 refused.log)"
+	elif ! grep -qF -- "$2" refused.log; then
+		fail "dir/$1" "no '$2' in: $(head -c 300 refused.log)"
+	else
+		pass "dir/$1 (exit 1: $(grep -F -m1 -- "$2" refused.log | sed "s|$W/||g; s/^rtmond: //" | cut -c1-150))"
+	fi
+}
+mkdir -p u/ww u/gw u/nobody u/open/sub u/sticky/sub u/link
+chmod 0755 u u/gw u/nobody u/open/sub u/sticky/sub u/link
+chmod 0777 u/ww u/open
+chmod 0770 u/gw
+chmod 1777 u/sticky
+conf "$W/u/ww" A
+refused world-writable "snapshot.dir $W/u/ww refused: $W/u/ww is writable by anyone (mode 0777)"
+conf "$W/u/gw" A
+refused group-writable "is writable by its group (mode 0770)"
+conf "$W/u/open/sub" A
+refused under-world-writable "$W/u/open is writable by anyone (mode 0777, not sticky)"
+if [ "$(id -u)" = 0 ]; then
+	chown nobody u/nobody
+	conf "$W/u/nobody" A
+	refused other-owner "$W/u/nobody is owned by uid $(id -u nobody)"
+fi
+echo "not rtmond's" >u/victim
+ln -s "$W/u/victim" u/link/misses.jsonl
+conf "$W/u/link" A
+refused symlink "cannot open $W/u/link/misses.jsonl: Too many levels of symbolic links"
+[ "$(cat u/victim)" = "not rtmond's" ] || fail dir/symlink "rtmond wrote through the symlink"
+conf "$W/u/sticky/sub" A
+if start && stop; then
+	pass "dir/under-sticky (a directory in a sticky world-writable one is used)"
+else
+	fail dir/under-sticky "$(head -c 300 rtmond.log)"
+fi
+
+# ---- item 14: rtmond's targets across restarts, rtmonctl's left alone
+rm -f "$FAKE_RTMON_DB"
+ids() { LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" --json targets list |
+	python3 -c 'import json,sys; print(" ".join("%s=%d%s" % (t["name"], t["id"], "r" if t["rtmond"] else "") for t in json.load(sys.stdin)))'; }
+run_once() { start && stop; }
+conf "$W/out" A B
+run_once || fail targets "first run: $(head -c 300 rtmond.log)"
+LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" targets add --name X --comm task_X --deadline 1ms >/dev/null ||
+	fail targets "rtmonctl targets add"
+before=$(ids)
+conf "$W/out" A C
+run_once || fail targets "second run: $(head -c 300 rtmond.log)"
+after=$(ids)
+for k in 1 2 3 4 5 6 7 8; do
+	conf "$W/out" A "R$k"
+	run_once || fail targets "run R$k: $(head -c 300 rtmond.log)"
+done
+last=$(ids)
+if [ "$before" = "A=0r B=1r X=2" ] && [ "$after" = "A=0r C=1r X=2" ] && [ "$last" = "A=0r R8=1r X=2" ] &&
+   grep -q "removed module target 1 'R7': added by rtmond, no longer in the configuration" rtmond.log; then
+	pass "targets (A, B + rtmonctl's X: $before; with A, C: $after; 8 more runs, a new name each: $last)"
+else
+	fail targets "before '$before' after '$after' last '$last': $(grep target rtmond.log | head -c 400)"
+fi
+[ $fails -eq 0 ]
