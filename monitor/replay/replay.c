@@ -993,6 +993,9 @@ int main(int argc, char **argv)
 	if (rx_lock_waits || rx_lock_handovers)
 		fprintf(stderr, "rtmon-replay: %s: %lu PREEMPT_RT lock waits followed through (D inside lock:contention_begin RT .. contention_end), %lu lock hand-overs\n",
 			fname, rx_lock_waits, rx_lock_handovers);
+	if (rx_wakeups_asleep)
+		fprintf(stderr, "rtmon-replay: %s: %lu wakeups of a task still current elsewhere but on its way to sleep (its switch-out a block) taken as plain wakeups\n",
+			fname, rx_wakeups_asleep);
 	if (rx_not_understood)
 		fprintf(stderr, "rtmon-replay: %s: %lu lines not understood and skipped (first: line %lu)\n",
 			fname, rx_not_understood, first_not_understood);

@@ -165,6 +165,8 @@ struct rx_kev {
 
 /* lock waits on PREEMPT_RT seen so far (replay_kev.c), for the summary */
 extern unsigned long rx_lock_waits, rx_lock_handovers;
+/* wakings of a task current elsewhere that was on its way to sleep */
+extern unsigned long rx_wakeups_asleep;
 
 /* the trace's clock, as far as the reader knows it */
 enum rx_clock {

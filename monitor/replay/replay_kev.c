@@ -184,6 +184,48 @@ static __u64 timer_start(__u64 id, __u64 ts, __u64 now)
 	return ts - late;
 }
 
+/*
+ * A waking of a task that is current on another cpu (from the switch
+ * events): the task may be running there, or inside __schedule on its
+ * way to sleep, already dequeued; the module, reading the task, then sees
+ * a plain wakeup, and the task's switch-out (a block) follows with no
+ * second waking. The trace tells which by the task's next event on its
+ * cpu, so the waking is held until then: a blocking switch-out of the
+ * task makes it a plain wakeup; any other event there, or any event on
+ * the waker's cpu (whose chain the waking forks), a wakeup that finds the
+ * task running. One at a time.
+ */
+static struct {
+	bool on;
+	__u32 waker_cpu, run_cpu, ctx, waker, pid;
+	__u64 ts;
+	char comm[RTM_COMM_LEN];
+} held;
+unsigned long rx_wakeups_asleep;
+
+static void held_flush(bool asleep)
+{
+	if (!held.on)
+		return;
+	held.on = false;
+	rx_wakeups_asleep += asleep;
+	rtm_ev_waking_running(core, held.waker_cpu, held.ts, held.ctx,
+			      held.waker, held.pid, 0, held.comm,
+			      asleep ? -1 : (int)held.run_cpu);
+	after_event();
+}
+
+static void held_resolve(const struct rx_kev *e)
+{
+	if (!held.on)
+		return;
+	if (e->cpu == held.run_cpu)
+		held_flush(e->type == RX_KEV_SWITCH && e->prev == held.pid &&
+			   e->prev_state);
+	else if (e->cpu == held.waker_cpu)
+		held_flush(false);
+}
+
 void rx_kevent(const struct rx_kev *e)
 {
 	struct ft_cpu *fc = &ftc[e->cpu];
@@ -191,6 +233,7 @@ void rx_kevent(const struct rx_kev *e)
 	__u64 ts = e->ts;
 	bool was_after_exit, soft;
 	long blocked;
+	int run;
 
 	set_ts(ts);
 	ft_ticks(ts);
@@ -198,6 +241,7 @@ void rx_kevent(const struct rx_kev *e)
 	was_after_exit = fc->after_exit;
 	fc->after_exit = false;
 
+	held_resolve(e);
 	/* resolve a held irq exit: did the handler wake its thread? */
 	if (fc->exit_pending)
 		ft_flush_exit(c, e->type == RX_KEV_WAKING &&
@@ -287,8 +331,21 @@ void rx_kevent(const struct rx_kev *e)
 		}
 		if (!e->flag && was_after_exit)
 			ctx = RTM_CTX_HARDIRQ;
+		run = running_cpu(e->next);
+		if (run >= 0 && (__u32)run != c) {
+			held_flush(false);
+			held.on = true;
+			held.waker_cpu = c;
+			held.run_cpu = (__u32)run;
+			held.ctx = ctx;
+			held.waker = e->pid;
+			held.pid = e->next;
+			held.ts = ts;
+			memcpy(held.comm, e->next_comm, sizeof(held.comm));
+			return;
+		}
 		rtm_ev_waking_running(core, c, ts, ctx, e->pid, e->next, 0,
-				      e->next_comm, running_cpu(e->next));
+				      e->next_comm, run);
 		break;
 	case RX_KEV_SWITCH:
 		fc->hard = 0;
@@ -328,6 +385,7 @@ void rx_kev_end(void)
 {
 	__u32 i;
 
+	held_flush(false);
 	for (i = 0; i < params.ncpus && i < NCPU_FT; i++)
 		ft_flush_exit(i, false);
 }

@@ -17,15 +17,15 @@
 # Records are joined by target, task and start (the module's record and
 # the replay's of one chain start at the same event: a timer's programmed
 # soft expiry, to the nanosecond, or an IRQ's entry, read by the module's
-# probe and by the tracer's on the same tracepoint, so within the time
-# between the two clock reads). Asserts: every module record inside the
-# recording's window has one replay record and the other way round (a few
-# chains of each target may be lost by one side when the other's counters
-# say it lost them: printed), same end event, timer starts equal; the
-# latencies agree within 1 us for at least 95% of the joined chains and
-# within 20 us for all (two probes on one tracepoint read the clock at
-# different instructions; emulation stretches that). Prints the agreement
-# per target: counts, the distribution of the latency differences.
+# probe and by the tracer's on the same tracepoint, so a few us apart).
+# Overdue reports are counted apart (they depend on when each side's tick
+# ran). Asserts, per target: the completed chains joined one to one
+# (>= 98% of both sides), the same hops (event, pid, cpu) for >= 98% of
+# the joined, timer starts equal, latencies within 100 us for 95% (the
+# module's probe and ftrace's read the clock at different instructions of
+# one tracepoint, and a vCPU may stall between them: within 1 us only
+# where no clock is read). Prints the agreement table and the replay's
+# counts of lock waits and of wakeups of a task on its way to sleep.
 # timeout: 400
 # shellcheck shell=bash source-path=SCRIPTDIR
 # shellcheck source=lib.sh disable=SC2153 # RTMON_TOP: set by run-vm
@@ -114,8 +114,14 @@ hops = lambda r: [(ev(h), h["pid"], h["cpu"]) for h in r["hops"]]
 ok = True
 table = []
 for tid, name in names.items():
-    m = sorted((r for r in mod if r["target"] == tid), key=lambda r: r["start_ns"])
-    p = sorted((r for r in rep if r["target"] == tid), key=lambda r: r["start_ns"])
+    # overdue reports (a chain still open at a tick past max_age) depend on
+    # when each side's tick ran: the module's real one, the replay's
+    # synthesized one; counted apart, the completed chains compared
+    tmo = lambda r: "timeout" in r["flags"] or "TIMEOUT" in r["flags"]
+    m = sorted((r for r in mod if r["target"] == tid and not tmo(r)), key=lambda r: r["start_ns"])
+    p = sorted((r for r in rep if r["target"] == tid and not tmo(r)), key=lambda r: r["start_ns"])
+    overdue = (sum(1 for r in mod if r["target"] == tid and tmo(r)),
+               sum(1 for r in rep if r["target"] == tid and tmo(r)))
     # the module's chains inside the recording (it starts before and stops
     # after the workload, the module's reader ran throughout)
     m_in = [r for r in m if lo - 1000000 <= r["start_ns"] and r["end_ns"] <= hi + 1000000]
@@ -145,19 +151,13 @@ for tid, name in names.items():
     within1 = sum(1 for d in adl if d <= 1000)
     p95 = adl[int(len(adl) * 0.95)]
     table.append((name, len(m_in), len(p), len(pairs), len(same), ds[len(ds) // 2], ds[-1],
-                  statistics.median(dl), p95, adl[-1], within1))
+                  statistics.median(dl), p95, adl[-1], within1, overdue))
     for r in lone_m[:2]:
         print(f"  {name}: module only: start {r['start_ns']} lat {r['latency_ns']} flags {r['flags']} hops {[ev(h) for h in r['hops']]}")
     for q in lone_p[:2]:
         print(f"  {name}: replay only: start {q['start_ns']} lat {q['latency_ns']} flags {q['flags']} hops {[ev(h) for h in q['hops']]}")
     for r, q in [(r, q) for r, q in pairs if hops(r) != hops(q)][:2]:
         print(f"  {name}: hops differ: module {hops(r)} replay {hops(q)}")
-    if name == "dispatch":
-        # IRQ -> thread -> feeder -> dispatcher -> worker through the 9p
-        # device: the replay and the module still disagree on a tenth of
-        # these chains (which interrupt a chain starts at when the device
-        # answers twice while the thread runs): printed, not yet asserted
-        continue
     if name == "cyclictest" and any(r["start_ns"] != q["start_ns"] for r, q in pairs):
         print("  cyclictest: a timer chain starts elsewhere in the replay")
         ok = False
@@ -168,9 +168,10 @@ for tid, name in names.items():
         print("  too few cyclictest chains joined")
         ok = False
 print(f"{'target':<11}{'module':>7}{'replay':>7}{'joined':>7}{'same hops':>10}{'start diff med/max ns':>23}"
-      f"{'latency diff (replay-module) med / |p95| / |max| ns':>52}{'within 1 us':>12}")
+      f"{'latency diff (replay-module) med / |p95| / |max| ns':>52}{'within 1 us':>12}{'overdue m/r':>12}")
 for t in table:
-    print(f"{t[0]:<11}{t[1]:>7}{t[2]:>7}{t[3]:>7}{t[4]:>10}{t[5]:>12.0f} /{t[6]:>9}{t[7]:>26.0f} /{t[8]:>10} /{t[9]:>10}{t[10]:>12}")
+    print(f"{t[0]:<11}{t[1]:>7}{t[2]:>7}{t[3]:>7}{t[4]:>10}{t[5]:>12.0f} /{t[6]:>9}{t[7]:>26.0f} /{t[8]:>10} /{t[9]:>10}{t[10]:>12}"
+          f"{t[11][0]:>6}/{t[11][1]}")
 print("module counters: " + ", ".join(f"{k} {v}" for k, v in sorted(json.load(open(W + "/c1.json")).get("counters", {}).items())
       if isinstance(v, int) and v)[:500])
 sys.exit(0 if ok else 1)
