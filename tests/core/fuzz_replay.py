@@ -131,6 +131,9 @@ def sanitizer_owner(err):
 
 
 def main():
+    if not os.access(REPLAY, os.X_OK):
+        print(f"FAIL: fuzz_replay: {REPLAY} not built")
+        return 1
     rng = random.Random(SEED)
     os.makedirs(os.path.join(WORK, "failures"), exist_ok=True)
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
