@@ -227,7 +227,22 @@ for attempt in 1 2 3; do
 		touch "$T/go"
 	else
 		# stopped already: the emulation's noise, above the threshold
-		kill -0 "$rtla_pid" 2>/dev/null && fail "rtla did not start tracing: $(tail -n 5 "$d/rtla.txt")"
+		if kill -0 "$rtla_pid" 2>/dev/null; then
+			# alive for 90 s without tracing (seen once on 6.1-rt with
+			# nothing printed): the attempt is lost, not the test
+			note "attempt $attempt: rtla did not start tracing in 90 s: $(ls $TR/instances | tr '\n' ' ')" \
+				"timerlat_top: $(cat $TR/instances/timerlat_top/current_tracer $TR/instances/timerlat_top/tracing_on 2>/dev/null | tr '\n' ' ')"
+			# SIGINT: rtla stops its tracer and removes its instances
+			kill -INT "$rtla_pid" 2>/dev/null || true
+			wait "$rtla_pid" 2>/dev/null || true
+			rtla_pid=
+			echo 0 >$TR/tracing_on
+			echo nop >$TR/current_tracer
+			for inst in timerlat_top timerlat_aa osnoise_trace; do
+				rmdir $TR/instances/$inst 2>/dev/null || true
+			done
+			continue
+		fi
 		early=y
 	fi
 	rc=0
