@@ -219,7 +219,8 @@ static char dat_flag(struct tep_event *ev, struct tep_record *rec)
 	return '.';
 }
 
-static void dat_record(struct tep_record *rec)
+/* replay one record; its event (for --explain's line) */
+static struct tep_event *dat_record(struct tep_record *rec)
 {
 	struct dat_ev *d;
 	struct rx_kev e;
@@ -299,6 +300,7 @@ static void dat_record(struct tep_record *rec)
 		break;
 	}
 	rx_kevent(&e);
+	return d->event;
 }
 
 /*
@@ -307,16 +309,13 @@ static void dat_record(struct tep_record *rec)
  * fields printed by libtraceevent from the event's recorded print
  * format), so a .dat is explained by the same code as its report text.
  */
-static void dat_keep_line(struct tep_record *rec)
+static void dat_keep_line(struct tep_record *rec, struct tep_event *ev)
 {
 	static struct trace_seq s;
 	static bool ready;
-	struct tep_event *ev = tep_find_event_by_record(tep, rec);
 	int pid = tep_data_pid(tep, rec);
 	const char *comm = tep_data_comm_from_pid(tep, pid);
 
-	if (!ev)
-		return;
 	if (!ready) {
 		trace_seq_init(&s);
 		ready = true;
@@ -533,6 +532,7 @@ static void dat_check_ends(const unsigned long long *per_cpu,
 static void dat_file(const char *path)
 {
 	struct tep_record *rec;
+	struct tep_event *ev;
 	unsigned long long *per_cpu;
 	__u64 *last_cpu_ts;
 	int cpu;
@@ -563,9 +563,9 @@ static void dat_file(const char *path)
 			input_error("timestamp goes backwards (%llu < %llu)",
 				    (unsigned long long)rec->ts,
 				    (unsigned long long)last_ts);
-		dat_record(rec);
+		ev = dat_record(rec);
 		if (opt.explain)
-			dat_keep_line(rec);
+			dat_keep_line(rec, ev);
 		tracecmd_free_record(rec);
 	}
 	dat_check_ends(per_cpu, last_cpu_ts);
