@@ -518,6 +518,14 @@ static void write_line(int fd, json_t *j)
 static uint64_t seq_next, seq_max;
 static uint64_t seq_seen[SEQ_WIN / 64];
 static uint64_t hole_since;		/* when the current hole was first seen */
+/*
+ * With no saved window (a first run, a reloaded module) nothing below the
+ * first record read was stored: a lower number read later (another cpu's
+ * ring drained after) is new, not read again. 'floor' is the lowest number
+ * read so far in such a run; 0 after a restart (everything below 'next'
+ * was stored by the previous run).
+ */
+static uint64_t seq_floor;
 static int acked_reads;			/* RTMON_READ_ACKED: ack after storing */
 
 static void seen_clear_slot(uint64_t s)
@@ -544,7 +552,7 @@ static int seen_get(uint64_t s)
 /* Move 'next' past what was seen; 'lose' also past holes below 'upto'. */
 static void seq_advance(uint64_t upto)
 {
-	uint64_t lost_from = 0, lost = 0;
+	uint64_t lost_from = 0, lost_to = 0, lost = 0;
 
 	for (;;) {
 		if (seq_next <= seq_max && seen_get(seq_next)) {
@@ -555,7 +563,7 @@ static void seq_advance(uint64_t upto)
 		if (seq_next < upto) {
 			if (!lost++)
 				lost_from = seq_next;
-			seq_next++;
+			lost_to = seq_next++;
 			continue;
 		}
 		break;
@@ -564,7 +572,7 @@ static void seq_advance(uint64_t upto)
 		CNT_ADD(seq_gaps, 1);
 		CNT_ADD(records_lost, lost);
 		rtmond_log("records lost: %" PRIu64 " missing between seq %" PRIu64 " and %" PRIu64
-			   "%s", lost, lost_from, seq_next - 1,
+			   "%s", lost, lost_from, lost_to,
 			   restarted ? " (since the previous run)" : "");
 	}
 	hole_since = seq_next <= seq_max ? (hole_since ? hole_since : mono_ns()) : 0;
@@ -580,6 +588,7 @@ static int check_seq(uint64_t seq)
 	if (!have_last) {
 		seq_next = seq;
 		seq_max = seq;
+		seq_floor = seq;
 		have_last = 1;
 	}
 	if (restarted) {
@@ -590,16 +599,32 @@ static int check_seq(uint64_t seq)
 			rtmond_log("first record read: seq %" PRIu64 ", the previous run stopped "
 				   "before seq %" PRIu64, seq, seq_next);
 	}
-	if (seq < seq_next) {
-		if (seq_next - seq > SEQ_WIN) {
-			rtmond_log("sequence went back from %" PRIu64 " to %" PRIu64
-				   " (module reloaded?): starting over", seq_next, seq);
-			memset(seq_seen, 0, sizeof(seq_seen));
-			seq_next = seq_max = seq;
-		} else {
-			return 0;	/* restarted stays: the next one may resume */
-		}
+	if (seq < seq_next && seq_next - seq > SEQ_WIN) {
+		rtmond_log("sequence went back from %" PRIu64 " to %" PRIu64
+			   " (module reloaded?): starting over", seq_next, seq);
+		memset(seq_seen, 0, sizeof(seq_seen));
+		seq_next = seq_max = seq_floor = seq;
 	}
+	if (seq < seq_floor) {
+		/*
+		 * The window slides down to it when it still spans seq_max:
+		 * what 'next' had passed (read, or counted lost) is marked
+		 * seen again, what lies between is a hole.
+		 */
+		if (seq_max - seq < SEQ_WIN) {
+			uint64_t s;
+
+			for (s = seq_floor; s < seq_next; s++)
+				seen_set(s);
+			seq_next = seq;
+			seen_set(seq);
+			seq_advance(0);
+		}
+		seq_floor = seq;
+		return 1;
+	}
+	if (seq < seq_next)
+		return 0;	/* restarted stays: the next one may resume */
 	if (seq <= seq_max && seen_get(seq))
 		return 0;
 	restarted = 0;

@@ -7,12 +7,19 @@
  * as the module's do) with the module's checks of flags and free slots;
  * the other ioctls succeed. What rtmond does around the device (threads,
  * capabilities, directories, target reconciliation) is then the real code.
+ *
+ * $FAKE_RTMON_RECORDS, when set, names a file of sequence numbers in the
+ * order the device hands them out ("/" ends a read(): the next read starts
+ * after it), as the module's per-cpu rings hand them out of order: each
+ * becomes a record of the lowest target in use, a deadline miss when its
+ * number is odd; the eventfd is readable until the last one is read.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,8 @@
 #define NT	8
 
 static int dev_fd = -1;
+static unsigned long long rec_seq[4096];	/* 0: the end of a read() */
+static int nrec, rec_next;
 static struct rtmon_target tab[NT];
 static int used[NT];
 
@@ -50,6 +59,61 @@ static void db_save(void)
 	fclose(f);
 }
 
+static void records_load(void)
+{
+	const char *p = getenv("FAKE_RTMON_RECORDS");
+	char w[32];
+	FILE *f;
+
+	if (!p || !(f = fopen(p, "r")))
+		return;
+	while (nrec < (int)(sizeof(rec_seq) / sizeof(rec_seq[0])) &&
+	       fscanf(f, "%31s", w) == 1)
+		rec_seq[nrec++] = strcmp(w, "/") ? strtoull(w, NULL, 10) : 0;
+	fclose(f);
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	static ssize_t (*real)(int, void *, size_t);
+	struct rtm_record *r = buf;
+	size_t n = 0;
+	uint64_t v;
+	int id;
+
+	if (!real)
+		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	if (fd < 0 || fd != dev_fd)
+		return real(fd, buf, count);
+	for (id = 0; id < NT && !used[id]; id++)
+		;
+	while (rec_next < nrec && !rec_seq[rec_next])
+		rec_next++;	/* the reads before ended here */
+	while (rec_next < nrec && rec_seq[rec_next] && (n + 1) * sizeof(*r) <= count) {
+		memset(&r[n], 0, sizeof(r[n]));
+		r[n].version = RTM_REC_VERSION;
+		r[n].size = sizeof(r[n]);
+		r[n].seq = rec_seq[rec_next++];
+		r[n].kind = RTM_KIND_TIMER;
+		r[n].target_id = id < NT ? id : RTM_TARGET_NONE;
+		r[n].start_ns = 1000000 * r[n].seq;
+		r[n].latency_ns = 1000 + r[n].seq;
+		r[n].end_ns = r[n].start_ns + r[n].latency_ns;
+		r[n].deadline_ns = 1000000;
+		r[n].flags = r[n].seq % 2 ? RTM_REC_F_DEADLINE_MISS : 0;
+		r[n].target_pid = r[n].target_tgid = 4242;
+		snprintf((char *)r[n].target_comm, sizeof(r[n].target_comm), "task_fake");
+		n++;
+	}
+	if (rec_next >= nrec && real(dev_fd, &v, sizeof(v)) < 0)
+		v = 0;	/* no longer readable */
+	if (!n) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return (ssize_t)(n * sizeof(*r));
+}
+
 int open(const char *path, int flags, ...)
 {
 	static int (*real)(const char *, int, ...);
@@ -64,7 +128,8 @@ int open(const char *path, int flags, ...)
 		real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 	if (dev && !strcmp(path, dev)) {
 		db_load();
-		dev_fd = eventfd(0, EFD_CLOEXEC);
+		records_load();
+		dev_fd = eventfd(nrec ? 1 : 0, EFD_CLOEXEC | EFD_NONBLOCK);
 		return dev_fd;
 	}
 	return real(path, flags, mode);
