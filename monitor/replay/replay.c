@@ -981,9 +981,20 @@ int main(int argc, char **argv)
 		input->end();
 	drain();
 	if (opt.flush) {
+		/* no time is past max_age: last_ts + max_age + 1 wraps */
+		bool clock_end = params.max_age_ns >= UINT64_MAX - last_ts;
+
 		/* past max_age, or the clock's end (no wrap) */
-		rtm_ev_tick(core, 0, last_ts > UINT64_MAX - params.max_age_ns - 1 ?
-			    UINT64_MAX : last_ts + params.max_age_ns + 1);
+		rtm_ev_tick(core, 0, clock_end ? UINT64_MAX :
+			    last_ts + params.max_age_ns + 1);
+		/*
+		 * At the clock's end, a chain (or a waiting work item) from
+		 * within max_age of it is not aged by that tick: no later
+		 * time exists. It is expired as the module does when
+		 * tracking stops (its overdue report, if due, was made).
+		 */
+		if (clock_end)
+			rtm_core_expire_all(core, 0);
 		drain();
 		leaks = rtm_core_check_quiescent(core);
 	}
