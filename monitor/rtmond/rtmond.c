@@ -46,7 +46,6 @@
 #include "rtmond.h"
 #include "rtmon_format.h"
 
-#define BATCH		64
 #define MAX_IDS		1024
 
 struct rtmond_live *rtmond_live;
@@ -55,8 +54,6 @@ struct rtmon *rtmond_dev;
 struct rtmond_counters rtmond_cnt;
 
 static const char *conf_path = "/etc/rtmon/rtmon.conf";
-static int misses_fd = -1, records_fd = -1, seq_fd = -1;
-static unsigned long write_errors;	/* lines not written (disk full) */
 static int id2slot[MAX_IDS];
 static char id2name[MAX_IDS][RTMON_NAME_LEN];
 static uint64_t last_seq;
@@ -458,51 +455,8 @@ static int open_files(const struct rtmond_config *c)
 	sf = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (sf < 0)
 		rtmond_log("cannot open %s: %s", p, strerror(errno));
-	if (misses_fd >= 0)
-		close(misses_fd);
-	if (records_fd >= 0)
-		close(records_fd);
-	if (seq_fd >= 0)
-		close(seq_fd);
-	misses_fd = mf;
-	records_fd = rf;
-	seq_fd = sf;
+	rtmond_writer_set_files(mf, rf, sf);	/* the writer is idle */
 	return 0;
-}
-
-/*
- * One write per line (O_APPEND): a reader never sees half a line. A short
- * write (the disk is full) is cut back, so that no half line is left for
- * the next one to be glued to; the line is lost and counted.
- */
-static void write_line(int fd, json_t *j)
-{
-	char *s = json_dumps(j, JSON_COMPACT), *line;
-	size_t n;
-	off_t end;
-	ssize_t w;
-
-	if (!s)
-		return;
-	n = strlen(s);
-	line = realloc(s, n + 2);
-	if (!line) {
-		free(s);
-		return;
-	}
-	line[n] = '\n';
-	end = lseek(fd, 0, SEEK_END);
-	w = write(fd, line, n + 1);
-	if (w != (ssize_t)(n + 1)) {
-		int e = w < 0 ? errno : ENOSPC;
-
-		if (w > 0 && end >= 0 && ftruncate(fd, end))
-			e = errno;	/* the half line stays: a newline at the next open */
-		if (write_errors++ % 1000 == 0)	/* the first, then every 1000th */
-			rtmond_log("write: %s (%zd of %zu bytes): %lu lines lost so far",
-				   strerror(e), w, n + 1, write_errors);
-	}
-	free(line);
 }
 
 /*
@@ -513,7 +467,7 @@ static void write_line(int fd, json_t *j)
  * pushed out of the window) is a loss. DIR/rtmond.seq keeps next and the
  * window across restarts: "NEXT S1 S2 ...".
  */
-#define SEQ_WIN		4096
+#define SEQ_WIN		RTMOND_SEQ_WIN
 #define SEQ_HOLE_NS	2000000000ull
 static uint64_t seq_next, seq_max;
 static uint64_t seq_seen[SEQ_WIN / 64];
@@ -646,26 +600,20 @@ static void seq_expire(int now_all)
 		seq_advance(seq_max + 1);
 }
 
-static void save_seq(void)
+/* The window as it is now, for the writer to save after the batch's lines. */
+static void seq_copy(struct rtmond_seqwin *w)
 {
-	char buf[SEQ_WIN * 21 + 32];
-	size_t n;
-	uint64_t s;
-
-	if (seq_fd < 0 || !have_last)
-		return;
-	n = (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, seq_next);
-	for (s = seq_next + 1; s <= seq_max; s++)
-		if (seen_get(s))
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %" PRIu64, s);
-	buf[n++] = '\n';
-	if (pwrite(seq_fd, buf, n, 0) != (ssize_t)n || ftruncate(seq_fd, (off_t)n))
-		rtmond_log("saving the sequence number: %s", strerror(errno));
+	w->valid = have_last;
+	w->next = seq_next;
+	w->max = seq_max;
+	memcpy(w->seen, seq_seen, sizeof(w->seen));
 }
 
 static void load_seq(void)
 {
-	char buf[SEQ_WIN * 21 + 32], *p, *e;
+	static char buf[SEQ_WIN * 21 + 32];
+	char *p, *e;
+	int seq_fd = rtmond_writer_seq_fd();
 	ssize_t n;
 	uint64_t s;
 
@@ -695,57 +643,20 @@ static void load_seq(void)
 
 /* ---- records ---- */
 
-static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap_plan *p,
-			 const struct rtm_record *r)
-{
-	json_t *o = json_object();
-	uint64_t since = rtmond_snap_ftrace_since();
-
-	if (p->id)
-		json_object_set_new(o, "id", json_integer((json_int_t)p->id));
-	if (p->ftrace[0]) {
-		char f[600];
-
-		snprintf(f, sizeof(f), "%s/%s", c->dir, p->ftrace);
-		json_object_set_new(o, "ftrace", json_string(f));
-		/* records from before the instance (a restart) are not all in it */
-		json_object_set_new(o, "ftrace_from_start", json_boolean(since && r->start_ns >= since));
-		if (p->explain[0]) {
-			snprintf(f, sizeof(f), "%s/%s", c->dir, p->explain);
-			json_object_set_new(o, "explain", json_string(f));
-		}
-	} else {
-		json_object_set_new(o, "ftrace", json_null());
-	}
-	if (p->lttng[0]) {
-		char lo[600];
-
-		/* the snapshot is the directory NAME-DATE-TIME-N under the output */
-		if (c->lttng_output[0])
-			snprintf(lo, sizeof(lo), "%s", c->lttng_output);
-		else
-			snprintf(lo, sizeof(lo), "%s/lttng", c->dir);
-		json_object_set_new(o, "lttng", json_pack("{s:s, s:s}", "name", p->lttng,
-			"output", lo));
-	}
-	else
-		json_object_set_new(o, "lttng", json_null());
-	json_object_set_new(o, "lttng_domains", json_string(rtmond_snap_lttng_state()));
-	if (p->skipped)
-		json_object_set_new(o, "skipped", json_string(p->skipped));
-	return o;
-}
-
-static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, int n)
+/*
+ * The reader's part of a batch: what a previous run stored left out,
+ * the statistics, the snapshot of its misses (the ftrace buffer swapped
+ * now, copied by the snapshot worker); its lines are the writer's.
+ */
+static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 {
 	const struct rtmond_config *c = &l->conf;
-	/* (static: 10 KiB each, not zeroed per batch on the real-time path) */
-	static struct rtmond_snap_plan plan;
-	static const struct rtmond_snap_plan policy = { .skipped = "timeout" };
-	uint64_t now = mono_ns(), skipped_seq = 0;
-	const char *boot_id = rtmon_boot_id();	/* read once, at start */
-	int i, k, nmiss = 0, first_miss = -1;
+	struct rtm_record *recs = b->recs;
+	uint64_t skipped_seq = 0;
+	int i, k, n = b->n, nmiss = 0, first_miss = -1;
 
+	b->read_ns = mono_ns();
+	b->live = l;
 	/* read again after a restart and already stored: left out */
 	for (i = k = 0; i < n; i++)
 		if (check_seq(recs[i].seq))
@@ -759,12 +670,13 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 				   "rtmond_records_reread_total counts them)", n - k, skipped_seq);
 		CNT_ADD(records_reread, n - k);
 	}
-	n = k;
+	b->n = n = k;
 	for (i = 0; i < n; i++) {
 		struct rtm_record *r = &recs[i];
 		int slot = r->target_id < MAX_IDS ? id2slot[r->target_id] : -1;
 		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
 
+		b->names[i] = id_name(r->target_id);
 		CNT_ADD(records, 1);
 		if (slot >= 0) {
 			struct rtmond_slot *s = &rtmond_slots[slot];
@@ -782,7 +694,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 		}
 		if (miss) {
 			CNT_ADD(misses, 1);
-			rtmond_snap_miss_event(r, id_name(r->target_id) ?: "");
+			rtmond_snap_miss_event(r, b->names[i] ?: "");
 			/* snapshot.on_timeout = false: completed misses only */
 			if (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT)) {
 				if (first_miss < 0)
@@ -791,42 +703,19 @@ static void handle_batch(const struct rtmond_live *l, struct rtm_record *recs, i
 			}
 		}
 	}
-	/* one snapshot for the batch's misses, taken before any output */
+	/* one snapshot for the batch's misses */
 	if (nmiss) {
-		rtmond_snap_take(c, recs[first_miss].seq, &plan);
+		rtmond_snap_take(c, recs[first_miss].seq, &b->plan);
 		for (i = first_miss; i < n; i++) {
 			const struct rtm_record *r = &recs[i];
 
 			if ((r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) &&
 			    (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT)))
-				rtmond_snap_add_miss(&plan, r, id_name(r->target_id) ?: "");
+				rtmond_snap_add_miss(&b->plan, r, b->names[i] ?: "");
 		}
-		rtmond_snap_commit(&plan);
+		rtmond_snap_commit(&b->plan);
 	}
-	for (i = 0; i < n; i++) {
-		struct rtm_record *r = &recs[i];
-		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
-		json_t *j;
-
-		if (records_fd < 0 && !miss)
-			continue;
-		j = rtmon_record_json(r, id_name(r->target_id));
-		if (!j)
-			continue;
-		json_object_set_new(j, "read_ns", json_integer((json_int_t)now));
-		/* the boot its monotonic times belong to */
-		if (boot_id[0])
-			json_object_set_new(j, "boot_id", json_string(boot_id));
-		if (records_fd >= 0)
-			write_line(records_fd, j);
-		if (miss && misses_fd >= 0) {
-			json_object_set_new(j, "snapshot", snap_json(c,
-				c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT) ? &plan : &policy, r));
-			write_line(misses_fd, j);
-		}
-		json_decref(j);
-	}
-	save_seq();
+	seq_copy(&b->win);
 }
 
 /*
@@ -867,16 +756,38 @@ static int stream_claim(void)
 	return 1;
 }
 
-/* Read until the rings are empty. */
+/*
+ * Batches handed to the writer since the last acknowledgement: at
+ * RTMOND_WQ the reader reads no more until the writer has caught up.
+ */
+static int unacked;
+
+/* Everything handed to the writer is stored: the module may free it. */
+static void ack_stored(void)
+{
+	int err;
+
+	if (!unacked || !rtmond_writer_idle())
+		return;
+	if (acked_reads && (err = rtmon_ack_records(rtmond_dev)))
+		rtmond_log("acknowledging records: %s", strerror(-err));
+	unacked = 0;
+}
+
+/*
+ * Read what the rings hold, RTMOND_WQ batches at most: a drain is bounded
+ * (signals and watchdog pings between two) and goes at the writer's pace.
+ */
 static int drain(const struct rtmond_live *l)
 {
-	static struct rtm_record recs[BATCH];
-	int n, err, total = 0;
+	struct rtmond_batch *b;
+	int n, total = 0;
 
-	for (;;) {
-		n = rtmon_read_records(rtmond_dev, recs, BATCH);
+	ack_stored();
+	while (unacked < RTMOND_WQ && (b = rtmond_writer_reserve())) {
+		n = rtmon_read_records(rtmond_dev, b->recs, RTMOND_BATCH);
 		if (n == -EAGAIN || n == 0)
-			return total;
+			break;
 		if (n == -EINTR)
 			continue;
 		if (n == -EBUSY) {
@@ -887,71 +798,36 @@ static int drain(const struct rtmond_live *l)
 			rtmond_log("reading records: %s", strerror(-n));
 			return n;
 		}
-		handle_batch(l, recs, n);
-		/* stored (and the sequence saved): the module may free them */
-		if (acked_reads && (err = rtmon_ack_records(rtmond_dev)))
-			rtmond_log("acknowledging records: %s", strerror(-err));
+		b->n = n;
+		handle_batch(l, b);
+		rtmond_writer_publish();
+		unacked++;
 		stats_dirty = 1;
 		total += n;
 	}
+	return total;
 }
 
-/* ---- DIR/stats.json: the histograms for rtmonctl hist ---- */
-
-static void write_stats(const struct rtmond_live *l)
+/*
+ * stats.json (and the window) or the metrics text file, by the writer
+ * after what it has; 0: later (the writer is behind).
+ */
+static int request_files(const struct rtmond_live *l, int stats, int textfile)
 {
-	struct rtmon_hist *h = malloc(sizeof(*h));
-	json_t *root, *tg;
-	char path[512], tmp[520];
-	unsigned int i, b;
-	int fd;
+	struct rtmond_batch *b;
 
-	if (!h)
-		return;
-	root = json_object();
-	tg = json_object();
-	for (i = 0; i < l->conf.ntargets; i++) {
-		struct rtmond_slot *s = &rtmond_slots[l->slot[i]];
-		uint64_t misses, timeouts, records;
-		json_t *o, *bk = json_array();
-
-		pthread_mutex_lock(&s->lock);
-		memcpy(h, &s->hist, sizeof(*h));
-		misses = s->misses;
-		timeouts = s->timeouts;
-		records = s->records;
-		pthread_mutex_unlock(&s->lock);
-		for (b = 0; b < RTMON_HIST_NBUCKETS; b++)
-			if (h->b[b])
-				json_array_append_new(bk, json_pack("[i, I]", (int)b,
-								    (json_int_t)h->b[b]));
-		o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			"count", (json_int_t)h->count, "sum_ns", (json_int_t)h->sum_ns,
-			"min_ns", (json_int_t)(h->count ? h->min_ns : 0),
-			"max_ns", (json_int_t)h->max_ns, "mean_ns", (json_int_t)rtmon_hist_mean(h),
-			"p50_ns", (json_int_t)rtmon_hist_percentile(h, 50),
-			"p90_ns", (json_int_t)rtmon_hist_percentile(h, 90),
-			"p99_ns", (json_int_t)rtmon_hist_percentile(h, 99),
-			"p999_ns", (json_int_t)rtmon_hist_percentile(h, 99.9),
-			"misses", (json_int_t)misses, "timeouts", (json_int_t)timeouts,
-			"records", (json_int_t)records,
-			"deadline_ns", (json_int_t)l->conf.targets[i].t.deadline_ns,
-			"buckets", bk);
-		json_object_set_new(tg, l->conf.targets[i].name, o);
-	}
-	free(h);
-	json_object_set_new(root, "hist_version", json_integer(1));
-	json_object_set_new(root, "written_ns", json_integer((json_int_t)mono_ns()));
-	json_object_set_new(root, "targets", tg);
-	snprintf(path, sizeof(path), "%s/stats.json", l->conf.dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0 || json_dumpfd(root, fd, JSON_COMPACT) || rename(tmp, path))
-		rtmond_log("cannot write %s: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	json_decref(root);
-	stats_dirty = 0;
+	if (unacked >= RTMOND_WQ || !(b = rtmond_writer_reserve()))
+		return 0;
+	b->live = l;
+	b->stats = stats;
+	b->textfile = textfile;
+	if (stats)
+		seq_copy(&b->win);
+	rtmond_writer_publish();
+	unacked++;
+	if (stats)
+		stats_dirty = 0;
+	return 1;
 }
 
 /* ---- reload ---- */
@@ -977,6 +853,9 @@ static int reload(void)
 	if (!nl)
 		return -1;
 	rtmond_log("SIGHUP: reloading %s", conf_path);
+	/* files, names and the old configuration stay the writer's till then */
+	rtmond_writer_wait_idle();
+	ack_stored();
 	if (rtmond_config_load(conf_path, &nl->conf, err, sizeof(err))) {
 		rtmond_log("reload refused: %s; the previous configuration stays active", err);
 		free(nl);
@@ -1202,7 +1081,7 @@ static int run_aux(const struct rtmond_config *c, int (*fn)(const struct rtmond_
 static int start_others(const struct rtmond_config *c)
 {
 	rtmond_snap_load_provider();	/* without it no rtmond:miss (logged) */
-	if (rtmond_snap_start_worker())
+	if (rtmond_snap_start_worker() || rtmond_writer_start())
 		return -1;
 	return rtmond_metrics_start(c);
 }
@@ -1247,7 +1126,7 @@ int main(int argc, char **argv)
 	const char *dev = NULL;
 	struct rtmond_live *l;
 	struct rtmon_version v;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	uint64_t next_textfile = 0, next_stats = 0;
 	char err[600];
 	int check = 0, o, sfd, running = 1, rc = 0;
@@ -1344,8 +1223,10 @@ int main(int argc, char **argv)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = sfd;
 	pfd[1].events = POLLIN;
+	pfd[2].fd = rtmond_writer_fd();
+	pfd[2].events = POLLIN;
 	drain(l);	/* what waited in the rings while rtmond was away */
-	write_stats(l);
+	request_files(l, 1, 0);
 	/* targets in the module, reader running: units ordered after us may start */
 	rtmond_notify("READY=1\nSTATUS=running: %u targets, misses to %s/misses.jsonl",
 		      l->conf.ntargets, l->conf.dir);
@@ -1358,17 +1239,17 @@ int main(int argc, char **argv)
 		if (l->conf.textfile[0]) {
 			uint64_t now = mono_ns();
 
-			if (now >= next_textfile) {
-				if (rtmond_metrics_textfile(l->conf.textfile))
-					rtmond_log("metrics: cannot write %s", l->conf.textfile);
+			if (now >= next_textfile && request_files(l, 0, 1))
 				next_textfile = now + l->conf.textfile_interval_ns;
-			}
-			if (timeout < 0 || (uint64_t)timeout > (next_textfile - now) / 1000000 + 1)
+			/* (not yet asked: the writer's progress wakes the loop) */
+			if (next_textfile > now &&
+			    (timeout < 0 || (uint64_t)timeout > (next_textfile - now) / 1000000 + 1))
 				timeout = (int)((next_textfile - now) / 1000000) + 1;
 		}
 		if (wd >= 0 && (timeout < 0 || wd < timeout))
 			timeout = wd;
-		pfd[0].fd = stream_busy ? -1 : rtmon_fd(rtmond_dev);
+		/* the writer behind: the rings wait (pfd[2] says when it caught up) */
+		pfd[0].fd = stream_busy || unacked >= RTMOND_WQ ? -1 : rtmon_fd(rtmond_dev);
 		if (stream_busy) {
 			uint64_t now = mono_ns();
 			int ms = now >= stream_retry_ns ? 0 :
@@ -1378,13 +1259,17 @@ int main(int argc, char **argv)
 				timeout = ms;
 		}
 		pfd[0].revents = 0;
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
 			rtmond_log("poll: %s", strerror(errno));
 			rc = 1;
 			break;
 		}
 		/* the loop is alive: a reader stuck anywhere stops the pings */
 		rtmond_watchdog_kick(mono_ns());
+		if (pfd[2].revents & POLLIN) {
+			rtmond_writer_progress_read();
+			ack_stored();
+		}
 		if (stream_busy) {
 			if (mono_ns() >= stream_retry_ns && stream_claim()) {
 				drain(rtmond_live);
@@ -1396,8 +1281,7 @@ int main(int argc, char **argv)
 			drain(rtmond_live);
 		}
 		seq_expire(0);
-		if (stats_dirty && mono_ns() >= next_stats) {
-			write_stats(rtmond_live);
+		if (stats_dirty && mono_ns() >= next_stats && request_files(rtmond_live, 1, 0)) {
 			status_notify();
 			next_stats = mono_ns() + 1000000000ull;
 		}
@@ -1417,10 +1301,17 @@ int main(int argc, char **argv)
 		}
 	}
 	l = rtmond_live;
-	drain(l);
+	/* what the rings still hold, written and acknowledged */
+	do {
+		rtmond_writer_wait_idle();
+		ack_stored();
+	} while (!stream_busy && drain(l) > 0);
+	rtmond_writer_wait_idle();
+	ack_stored();
 	seq_expire(1);
-	save_seq();
-	write_stats(l);
+	request_files(l, 1, 0);	/* and the window after the last holes */
+	rtmond_writer_stop();
+	ack_stored();
 	if (l->conf.textfile[0])
 		rtmond_metrics_textfile(l->conf.textfile);
 	rtmond_metrics_stop();

@@ -3,7 +3,8 @@
  * rtmond.h - what rtmond's parts (reader, snapshots, metrics) share.
  *
  * Threads: the main thread (real-time) reads records, keeps statistics,
- * handles signals and reloads; the snapshot worker copies ftrace snapshots
+ * handles signals and reloads; the writer writes the records' lines,
+ * rtmond.seq and stats.json; the snapshot worker copies ftrace snapshots
  * and records LTTng snapshots; libmicrohttpd's thread serves metrics.
  * The live configuration is RCU-protected (liburcu, memb flavour): the
  * main thread publishes a new one on SIGHUP, the others read it under
@@ -87,6 +88,40 @@ int rtmond_snap_start_worker(void);
 /* rtmond:miss's probes (liblttng-ust and its threads): 0 or -errno */
 int rtmond_snap_load_provider(void);
 void rtmond_snap_stop_worker(void);
+
+/* writer.c: the lines, the sequence window and stats.json, off the reader */
+#define RTMOND_BATCH		64	/* records per read() */
+#define RTMOND_WQ		4	/* batches written or unacknowledged at most */
+#define RTMOND_SEQ_WIN		4096	/* sequence numbers tracked above 'next' */
+struct rtmond_seqwin {			/* rtmond.seq: what is stored */
+	int valid;
+	uint64_t next, max;
+	uint64_t seen[RTMOND_SEQ_WIN / 64];
+};
+struct rtmond_batch {
+	int n;				/* records */
+	int stats;			/* write stats.json after it */
+	int textfile;			/* and the metrics text file */
+	uint64_t read_ns;
+	const struct rtmond_live *live;	/* valid until the writer is idle */
+	struct rtmond_seqwin win;	/* saved after its lines (valid) */
+	const char *names[RTMOND_BATCH];	/* target names of recs */
+	/* not cleared by rtmond_writer_reserve(): */
+	struct rtmond_snap_plan plan;	/* the misses' snapshot, when taken */
+	struct rtm_record recs[RTMOND_BATCH];
+};
+/* The reader: a batch to fill (NULL: RTMOND_WQ wait), then publish it. */
+struct rtmond_batch *rtmond_writer_reserve(void);
+void rtmond_writer_publish(void);
+int rtmond_writer_idle(void);		/* everything published is written */
+void rtmond_writer_wait_idle(void);
+int rtmond_writer_fd(void);		/* readable after each round written */
+void rtmond_writer_progress_read(void);
+/* Swap the output files (rtmond_writer_wait_idle() first); -1: none. */
+void rtmond_writer_set_files(int misses, int records, int seq);
+int rtmond_writer_seq_fd(void);
+int rtmond_writer_start(void);
+void rtmond_writer_stop(void);		/* after writing what was published */
 
 /* explain_job.c (the snapshot worker): explain the misses of a snapshot
  * into DIR/plan->explain (JSON lines), their cause time into the metrics */

@@ -51,11 +51,22 @@ static unsigned int bucket_burst;
 static uint64_t bucket_interval;
 
 /* worker: one job at a time */
-static pthread_mutex_t wk_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t wk_lock;		/* PTHREAD_PRIO_INHERIT (wk_lock_init) */
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
 static int wk_busy, wk_stop, wk_started;
 static pthread_t wk_thread;
 static struct rtmond_snap_plan wk_job;		/* 10 KiB: not on the stack */
+
+/* the real-time reader takes wk_lock too: no priority inversion */
+__attribute__((constructor)) static void wk_lock_init(void)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&wk_lock, &a);
+	pthread_mutexattr_destroy(&a);
+}
 
 static uint64_t mono_ns(void)
 {

@@ -13,6 +13,9 @@
  * after it), as the module's per-cpu rings hand them out of order: each
  * becomes a record of the lowest target in use, a deadline miss when its
  * number is odd; the eventfd is readable until the last one is read.
+ * "N..M" stands for the numbers N to M. With $FAKE_RTMON_ACKLOG set, each
+ * RTMON_IOC_ACK appends "handed H stored S" to it: H records handed out so
+ * far, S the lines of $FAKE_RTMON_STORED (records.jsonl) at that moment.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,8 +35,8 @@
 #define NT	8
 
 static int dev_fd = -1;
-static unsigned long long rec_seq[4096];	/* 0: the end of a read() */
-static int nrec, rec_next;
+static unsigned long long rec_seq[65536];	/* 0: the end of a read() */
+static int nrec, rec_next, rec_handed;
 static struct rtmon_target tab[NT];
 static int used[NT];
 
@@ -68,8 +71,15 @@ static void records_load(void)
 	if (!p || !(f = fopen(p, "r")))
 		return;
 	while (nrec < (int)(sizeof(rec_seq) / sizeof(rec_seq[0])) &&
-	       fscanf(f, "%31s", w) == 1)
-		rec_seq[nrec++] = strcmp(w, "/") ? strtoull(w, NULL, 10) : 0;
+	       fscanf(f, "%31s", w) == 1) {
+		unsigned long long a, b;
+
+		if (sscanf(w, "%llu..%llu", &a, &b) == 2)
+			for (; a <= b && nrec < (int)(sizeof(rec_seq) / sizeof(rec_seq[0])); a++)
+				rec_seq[nrec++] = a;
+		else
+			rec_seq[nrec++] = strcmp(w, "/") ? strtoull(w, NULL, 10) : 0;
+	}
 	fclose(f);
 }
 
@@ -104,6 +114,7 @@ ssize_t read(int fd, void *buf, size_t count)
 		r[n].target_pid = r[n].target_tgid = 4242;
 		snprintf((char *)r[n].target_comm, sizeof(r[n].target_comm), "task_fake");
 		n++;
+		rec_handed++;
 	}
 	if (rec_next >= nrec && real(dev_fd, &v, sizeof(v)) < 0)
 		v = 0;	/* no longer readable */
@@ -137,12 +148,36 @@ int open(const char *path, int flags, ...)
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
+/* An acknowledgement: how many records were handed out, how many stored. */
+static void ack_log(void)
+{
+	const char *log = getenv("FAKE_RTMON_ACKLOG"), *st = getenv("FAKE_RTMON_STORED");
+	FILE *f;
+	int lines = 0, c;
+
+	if (!log)
+		return;
+	if (st && (f = fopen(st, "r"))) {
+		while ((c = fgetc(f)) != EOF)
+			lines += c == '\n';
+		fclose(f);
+	}
+	f = fopen(log, "a");
+	if (f) {
+		fprintf(f, "handed %d stored %d\n", rec_handed, lines);
+		fclose(f);
+	}
+}
+
 static int target_ioctl(unsigned long req, void *arg)
 {
 	struct rtmon_target *t = arg;
 	unsigned int id;
 
 	switch (req) {
+	case RTMON_IOC_ACK:
+		ack_log();
+		return 0;
 	case RTMON_IOC_TARGET_ADD:
 		if (t->flags & ~RTMON_TF_ALL)
 			return -EINVAL;
