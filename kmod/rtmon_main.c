@@ -9,6 +9,7 @@
 #include <linux/moduleparam.h>
 #include <linux/cpumask.h>
 #include <linux/log2.h>
+#include <linux/random.h>
 
 #include "rtmon.h"
 
@@ -47,6 +48,26 @@ MODULE_PARM_DESC(tick_ms, "housekeeping period: timeouts, reclaim (1..1000 ms)")
 static bool autostart = true;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start tracking at load (default 1)");
+
+/*
+ * A random id of this load (sysfs, read-only; refused as a load option).
+ * Sequence numbers restart at 1 on every load: rtmond keys what it names
+ * by them (snapshot files, rtmond.seq) by this id as well.
+ */
+static unsigned long load_id;
+
+static int rtmon_load_id_set(const char *val, const struct kernel_param *kp)
+{
+	pr_err("rtmon: load_id is chosen by the module at load, not an option\n");
+	return -EPERM;
+}
+
+static const struct kernel_param_ops rtmon_load_id_ops = {
+	.set = rtmon_load_id_set,
+	.get = param_get_ulong,
+};
+module_param_cb(load_id, &rtmon_load_id_ops, &load_id, 0444);
+MODULE_PARM_DESC(load_id, "random id of this load, chosen by the module (read-only)");
 
 #define RTMON_MAX_CORE_BYTES	(512UL << 20)
 
@@ -105,6 +126,8 @@ static int __init rtmon_init(void)
 	ret = rtmon_params_from_module(&p);
 	if (ret)
 		return ret;
+	get_random_bytes(&load_id, sizeof(load_id));
+	load_id = load_id ?: 1;		/* 0: no id (an older module) */
 	ret = rtmon_tracker_init(&p);
 	if (ret)
 		return ret;

@@ -47,8 +47,12 @@
 #include "rtmon_format.h"
 
 #define MAX_IDS		1024
+#define RTMOND_LOAD_ID_FILE	"/sys/module/rtmon/parameters/load_id"
 
 struct rtmond_live *rtmond_live;
+char rtmond_load_tag[24];
+char rtmond_load_key[64];
+int rtmond_load_id_known;
 struct rtmond_slot rtmond_slots[RTMOND_MAX_SLOTS];
 struct rtmon *rtmond_dev;
 struct rtmond_counters rtmond_cnt;
@@ -609,7 +613,32 @@ static void seq_copy(struct rtmond_seqwin *w)
 	memcpy(w->seen, seq_seen, sizeof(w->seen));
 }
 
-static void load_seq(void)
+/* rtmond_load_tag and _key from the module's load_id and the boot id */
+static void load_key_init(void)
+{
+	const char *boot = rtmon_boot_id();
+	unsigned long id = 0;
+	FILE *f = fopen(RTMOND_LOAD_ID_FILE, "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &id) != 1)
+			id = 0;
+		fclose(f);
+	}
+	if (id) {
+		snprintf(rtmond_load_tag, sizeof(rtmond_load_tag), "%lx", id);
+		rtmond_load_id_known = 1;
+	} else {
+		snprintf(rtmond_load_tag, sizeof(rtmond_load_tag), "%.8s", boot[0] ? boot : "0");
+		rtmond_log("the module has no load id (%s: an older module?): snapshots and "
+			   "rtmond.seq are keyed by the boot only; reload the module and they "
+			   "may be taken for another load's", RTMOND_LOAD_ID_FILE);
+	}
+	snprintf(rtmond_load_key, sizeof(rtmond_load_key), "%s/%s", boot[0] ? boot : "-",
+		 rtmond_load_tag);
+}
+
+static void load_seq(const char *dir)
 {
 	static char buf[SEQ_WIN * 21 + 32];
 	char *p, *e;
@@ -623,8 +652,21 @@ static void load_seq(void)
 	if (n <= 0)
 		return;
 	buf[n] = 0;
-	seq_next = strtoull(buf, &p, 10);
-	if (p == buf)
+	p = buf;
+	if (!strncmp(p, "load=", 5)) {
+		size_t k = strcspn(p + 5, " \n");
+
+		if (k != strlen(rtmond_load_key) || strncmp(p + 5, rtmond_load_key, k)) {
+			rtmond_log("%s/rtmond.seq is of another module load (%.*s; this is %s: a "
+				   "reboot or a reload): its numbers are not this load's, starting "
+				   "afresh", dir, (int)k, p + 5, rtmond_load_key);
+			return;
+		}
+		p += 5 + k;
+	}
+	e = p;
+	seq_next = strtoull(e, &p, 10);
+	if (p == e)
 		return;
 	seq_max = seq_next ? seq_next - 1 : 0;
 	while ((s = strtoull(p, &e, 10)), e != p) {
@@ -1194,8 +1236,8 @@ int main(int argc, char **argv)
 			   "is killed are lost", strerror(-o));
 	if (open_files(&l->conf))
 		return 1;
-	load_seq();
-	rtmon_boot_id();	/* off the real-time path from here on */
+	load_key_init();	/* the boot id read: off the real-time path from here on */
+	load_seq(l->conf.dir);
 	/* kernel context first, so the first chains of the new targets are in it */
 	rtmond_snap_setup(&l->conf);
 	rtmond_watchdog_kick(mono_ns());	/* the start can be slow (LTTng) */

@@ -39,6 +39,15 @@ struct rtmond_live {
 };
 
 extern struct rtmond_live *rtmond_live;	/* RCU */
+/*
+ * The module's sequence numbers restart at every load: what is named by
+ * them is keyed by the load too. The tag (the module's load_id in hex, or
+ * the boot id's first 8 characters from a module without one) is in the
+ * snapshot names, miss-TAG-SEQ; the key ("BOOT_ID/LOAD_ID") heads rtmond.seq.
+ */
+extern char rtmond_load_tag[24];
+extern char rtmond_load_key[64];
+extern int rtmond_load_id_known;	/* the module gave its load_id */
 extern struct rtmond_slot rtmond_slots[RTMOND_MAX_SLOTS];
 extern struct rtmon *rtmond_dev;
 

@@ -388,18 +388,19 @@ void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_
 			rtmond_log("ftrace: snapshot %" PRIu64 " failed: %s", id, strerror(-err));
 			CNT_ADD(snap_failed, 1);
 		} else {
-			snprintf(plan->ftrace, sizeof(plan->ftrace), "ftrace/miss-%" PRIu64 ".txt", id);
+			snprintf(plan->ftrace, sizeof(plan->ftrace), "ftrace/miss-%s-%" PRIu64 ".txt",
+				 rtmond_load_tag, id);
 		}
 	}
 	if (lt_session[0])
-		snprintf(plan->lttng, sizeof(plan->lttng), "miss-%" PRIu64, id);
+		snprintf(plan->lttng, sizeof(plan->lttng), "miss-%s-%" PRIu64, rtmond_load_tag, id);
 	if (!plan->ftrace[0] && !plan->lttng[0]) {
 		plan->skipped = "failed";
 		return;
 	}
 	if (plan->ftrace[0])
 		snprintf(plan->explain, sizeof(plan->explain),
-			 "ftrace/miss-%" PRIu64 ".explain.jsonl", id);
+			 "ftrace/miss-%s-%" PRIu64 ".explain.jsonl", rtmond_load_tag, id);
 }
 
 void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,

@@ -224,6 +224,9 @@ static int write_batch(const struct rtmond_batch *b)
 		/* the boot its monotonic times belong to */
 		if (boot_id[0])
 			json_object_set_new(j, "boot_id", json_string(boot_id));
+		/* the module load its seq belongs to (the snapshot names' tag) */
+		if (rtmond_load_id_known)
+			json_object_set_new(j, "load_id", json_string(rtmond_load_tag));
 		if (records_fd >= 0)
 			write_line(records_fd, j);
 		if (miss && misses_fd >= 0) {
@@ -236,7 +239,7 @@ static int write_batch(const struct rtmond_batch *b)
 	return missed;
 }
 
-/* ---- rtmond.seq: "NEXT S1 S2 ...", what is stored ---- */
+/* ---- rtmond.seq: "load=KEY NEXT S1 S2 ...", what is stored ---- */
 
 static void save_window(const struct rtmond_seqwin *w)
 {
@@ -246,7 +249,7 @@ static void save_window(const struct rtmond_seqwin *w)
 
 	if (seq_fd < 0 || !w->valid)
 		return;
-	n = (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, w->next);
+	n = (size_t)snprintf(buf, sizeof(buf), "load=%s %" PRIu64, rtmond_load_key, w->next);
 	for (s = w->next + 1; s <= w->max; s++) {
 		uint64_t o = s % RTMOND_SEQ_WIN;
 

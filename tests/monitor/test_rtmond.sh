@@ -207,6 +207,10 @@ order restart "$W/ord1" "3 4 5 6 / 7" "2 3 1 5 4 6 7" "3 1 5 7" \
 order hole "$W/ord2" "5 / 2 3" "5 2 3" "5 3" '!read again' \
 	'records lost: 1 missing between seq 4 and 4$'
 order reread-after-hole "$W/ord2" "5 6" "5 2 3 6" "5 3" '1 records read again' '!records lost'
+# item 8: the window of another module load (a reboot, a reload) is not used
+mkdir -p "$W/ord3" && chmod 0755 "$W/ord3" && echo "load=another-boot/1 8" >"$W/ord3/rtmond.seq"
+order other-load "$W/ord3" "3 4" "3 4" "3" 'rtmond.seq is of another module load (another-boot/1' \
+	'!read again' '!the previous run read'
 
 # ---- items 9 and 15: the writer thread
 writer_test() {

@@ -209,7 +209,8 @@ if lttng_ok:
     print(f"babeltrace2 {os.path.basename(dirs[-1])}: rtmond:miss {n_miss}, rtmon:work_begin {n_b}, rtmon:work_end {n_e}")
     assert n_miss >= 1 and n_b >= 1 and n_e >= 1, "LTTng snapshot lacks the miss or the markers"
     seqs = {int(x) for x in re.findall(r"rtmond:miss:.*?seq = (\d+)", txt)}
-    assert int(dirs[-1].split("/miss-")[1].split("-")[0]) in seqs, "the snapshot lacks its own miss event"
+    # (miss-LOADID-SEQ-DATE-TIME-N)
+    assert int(dirs[-1].split("/miss-")[1].split("-")[1]) in seqs, "the snapshot lacks its own miss event"
 # metrics against the status file
 st = open(T + "/status.txt").read()
 m = re.search(r"^\s+\d+ dispatch:.*\n\s+chains (\d+) misses (\d+) overdue (\d+)", st, re.M)

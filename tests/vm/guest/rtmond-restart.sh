@@ -5,7 +5,13 @@
 # - rtmond is killed with SIGKILL while tests/apps/dispatch_test provokes
 #   misses, and started again while the app goes on: every record emitted
 #   meanwhile waited in the module's rings, and the records written by both
-#   runs have consecutive sequence numbers (none lost, none twice).
+#   runs have consecutive sequence numbers (none lost, none twice);
+# - the module reloaded (its numbers start again at 1; issue 21 item 8): a
+#   new load_id (and 'insmod rtmon.ko load_id=N' refused), rtmond started
+#   on the same directory takes rtmond.seq for another load's ("starting
+#   afresh", nothing "read again"), names its snapshots miss-NEWID-SEQ,
+#   leaves the first load's snapshot files as they were, and every miss
+#   line points at a file of its own load.
 # timeout: 300
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
@@ -114,5 +120,49 @@ n = txt.count("rtmond:miss:")
 print(f"babeltrace2 {os.path.basename(dirs[-1])}: {n} rtmond:miss events, "
       f"{txt.count('rtmon:work_end:')} rtmon:work_end")
 assert n >= 1
+PY
+
+# ---- the module reloaded: new numbers, new names, old files kept
+id1=$(cat /sys/module/rtmon/parameters/load_id)
+md5sum $out/ftrace/miss-*.txt >$T/ftrace1.md5 || fail "no ftrace snapshot from the first load"
+rtmon_unload
+insmod "$RTMON_KO" load_id=5 2>$T/insmod-id.err && fail "insmod took load_id=5 as an option"
+note "insmod rtmon.ko load_id=5 refused: $(head -c 120 $T/insmod-id.err)"
+rtmon_load
+id2=$(cat /sys/module/rtmon/parameters/load_id)
+[ -n "$id1" ] && [ "$id1" != 0 ] && [ "$id2" != 0 ] && [ "$id1" != "$id2" ] ||
+	fail "load_id $id1, after the reload $id2: want two different, non-zero"
+tag2=$(printf '%x' "$id2")
+start_rtmond $T/rtmond3.log
+LD_PRELOAD=$RTMON_TOP/build/monitor/librtmon-ust.so \
+	"$APPS/dispatch_test" -f /rtmon-share/feed -n 300 -p 4000 -w 50 -s 10 -S 20000 \
+	>$T/items3.json || fail "dispatch_test failed after the reload"
+sleep 2
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+pid=
+[ $rc = 0 ] || fail "rtmond exited $rc on SIGTERM after the reload"
+grep -q "rtmond.seq is of another module load" $T/rtmond3.log ||
+	fail "rtmond took the first load's rtmond.seq for this one's: $(grep -i seq $T/rtmond3.log | head -n 3)"
+! grep -q "read again" $T/rtmond3.log || fail "after the reload: $(grep 'read again' $T/rtmond3.log)"
+md5sum -c --quiet $T/ftrace1.md5 || fail "a snapshot file of the first load changed after the reload"
+python3 - "$out" "$tag2" <<'PY'
+import json, os, sys
+out, tag2 = sys.argv[1], sys.argv[2]
+misses = [json.loads(l) for l in open(out + "/misses.jsonl")]
+# each line says its module load
+assert all(m.get("load_id") for m in misses), "a miss line without load_id"
+second = [m for m in misses if m["load_id"] == tag2]
+first = [m for m in misses if m["load_id"] != tag2]
+assert len({m["load_id"] for m in first}) == 1, {m["load_id"] for m in first}
+files = lambda ms: [m["snapshot"]["ftrace"] for m in ms if m["snapshot"].get("ftrace")]
+f1, f2 = files(first), files(second)
+print(f"first load: {len(first)} misses, {len(set(f1))} ftrace snapshots; after the reload: "
+      f"{len(second)} misses (seq {min(m['seq'] for m in second)}..), {len(set(f2))} snapshots "
+      f"({os.path.basename(f2[0]) if f2 else '-'})")
+assert f2, "no ftrace snapshot after the reload"
+assert all(os.path.basename(f).startswith(f"miss-{tag2}-") for f in f2), f2[:3]
+assert not set(f1) & set(f2), f"a snapshot name of the first load used again: {sorted(set(f1) & set(f2))[:3]}"
+assert all(os.path.exists(f) for f in f1 + f2), "a miss line points at no file"
 PY
 echo "rtmond-restart: ok"
