@@ -158,6 +158,9 @@ bool parse_dur(const char *s, __u64 *out)
 		return false;
 	if (fdiv > 1 && mul == 1)
 		return false;
+	/* past the 64-bit ns clock: no wrap */
+	if (ip > (UINT64_MAX - frac * mul / fdiv) / mul)
+		return false;
 	*out = ip * mul + frac * mul / fdiv;
 	return true;
 }

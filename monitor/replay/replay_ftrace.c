@@ -132,6 +132,7 @@ static bool ft_lock_rt(const char *q)
 static void ftrace_line(char *line)
 {
 	char *p, *q, *ev, *f, flag = 0;
+	bool range;
 	__u64 cpu, secs, frac = 0, ts, x, y;
 	struct rx_kev e;
 	int nd = 0;
@@ -214,7 +215,9 @@ static void ftrace_line(char *line)
 		not_understood("no timestamp");
 		return;
 	}
+	errno = 0;
 	secs = strtoull(f, &f, 10);
+	range = !errno;
 	if (*f == '.') {
 		for (f++; isdigit((unsigned char)*f); f++) {
 			if (nd < 9) {
@@ -229,6 +232,9 @@ static void ftrace_line(char *line)
 	}
 	for (; nd < 9; nd++)
 		frac *= 10;
+	/* 18446744073.709551615 s at most: wrapped, it would replay elsewhere */
+	if (!range || secs > (UINT64_MAX - frac) / 1000000000ull)
+		input_error("timestamp past the 64-bit ns clock");
 	ts = secs * 1000000000ull + frac;
 	while (isspace((unsigned char)*q))
 		q++;

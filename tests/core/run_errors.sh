@@ -83,6 +83,16 @@ else
 	echo "PASS: err_ftrace_clock_end (ends, exit $rc: $(tail -n 1 "$T/f3.out"))"
 fi
 
+# a timestamp past the 64-bit ns clock is an input error, not a time
+# wrapped into range (fuzz_replay: seconds of 2^63 wrapped into the clock's
+# last second)
+printf '100 0 irq_entry irq=1\n18446744074s 0 irq_exit irq=1\n' > "$T/e11.events"
+expect ts_range 1 "e11.events:2: bad timestamp '18446744074s'" "$REPLAY" "$T/e11.events"
+printf '  <idle>-0 [000] d.h1. 100.000001: irq_handler_entry: irq=1 name=x\n  <idle>-0 [000] d.h1. 9223372036854775807.000043: irq_handler_exit: irq=1 ret=handled\n' > "$T/f4.trace"
+expect ftrace_ts_range 1 "f4.trace:2: timestamp past the 64-bit ns clock" "$REPLAY" "$T/f4.trace"
+printf '  <idle>-0 [000] d.h1. 18446744073.709551616: irq_handler_entry: irq=1 name=x\n' > "$T/f5.trace"
+expect ftrace_ts_range_ns 1 "f5.trace:1: timestamp past the 64-bit ns clock" "$REPLAY" "$T/f5.trace"
+
 expect bad_option 2 "unknown option '--frobnicate'" "$REPLAY" --frobnicate
 expect bad_format 2 "bad --format 'xml'" "$REPLAY" --format=xml
 expect bad_target_opt 2 "target needs a task filter" "$REPLAY" --target end=block
