@@ -195,7 +195,7 @@ control rtmon "$arch" "$(depends "$stage/deps"), kmod" admin \
  ordinary services. rtmonctl and rtmon-mark are the command-line tools." \
 	"Recommends: rtmon-dkms (= $debver) | rtmon-modules
 Suggests: lttng-tools"
-echo /etc/rtmon/rtmon.conf >"$stage/rtmon/DEBIAN/conffiles"
+printf '%s\n' /etc/rtmon/rtmon.conf /etc/logrotate.d/rtmon >"$stage/rtmon/DEBIAN/conffiles"
 scripts rtmon
 
 inst rtmon-dkms dkms

@@ -128,6 +128,7 @@ for c in $comps; do
 		inst 644 "$top/config/60-rtmon.rules" "$UDEVRULESDIR/60-rtmon.rules"
 		inst 644 "$top/config/rtmon.tmpfiles" "$TMPFILESDIR/rtmon.conf"
 		inst 644 "$top/config/rtmon.sysusers" "$SYSUSERSDIR/rtmon.conf"
+		inst 644 "$top/config/rtmon.logrotate" "$SYSCONFDIR/logrotate.d/rtmon"
 		inst 644 "$top/README.md" "$DOCDIR/README.md"
 		inst 644 "$top/monitor/rtmond/README.md" "$DOCDIR/rtmond.md"
 		inst 644 "$top/config/kernel-rtmon.config" "$DOCDIR/kernel-rtmon.config"

@@ -150,6 +150,39 @@ static int get_dur_member(struct pctx *p, const config_setting_t *g, const char 
 	return get_dur(p, s, key, dst);
 }
 
+/* A size: bytes, or a number with K, M, G or T (powers of 1024). */
+static int get_size_member(struct pctx *p, const config_setting_t *g, const char *gname,
+			   const char *k, uint64_t *dst)
+{
+	const config_setting_t *s = config_setting_get_member(g, k);
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *str, *u;
+	char key[128], *end;
+	int shift = 0;
+
+	if (!s)
+		return 0;
+	snprintf(key, sizeof(key), "%s.%s", gname, k);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return perr(p, s, key, "must be a size string (\"512M\", \"2G\", \"0\" for no limit)");
+	str = config_setting_get_string(s);
+	errno = 0;
+	v = strtoull(str, &end, 10);
+	if (errno || end == str || *str == '-')
+		return perr(p, s, key, "bad size \"%s\" (a number of bytes, or with K, M, G or T)", str);
+	if (*end) {
+		u = end[1] ? NULL : strchr(units, *end);
+		if (!u)
+			return perr(p, s, key, "bad size \"%s\" (a number of bytes, or with K, M, G or T)", str);
+		shift = 10 * (int)(u - units + 1);
+	}
+	if (v > (UINT64_MAX >> shift))
+		return perr(p, s, key, "\"%s\" is too large", str);
+	*dst = (uint64_t)v << shift;
+	return 0;
+}
+
 static const char *const target_keys[] = {
 	"name", "comm", "pid", "tgid", "source", "irq", "timers", "end",
 	"deadline", "misses_only", NULL
@@ -269,7 +302,7 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 static const char *const snapshot_keys[] = {
 	"dir", "records_file", "ftrace", "ftrace_instance", "ftrace_buffer_kb",
 	"lttng", "lttng_output", "lttng_session", "on_timeout", "rate_burst", "rate_interval",
-	NULL
+	"max_disk", "max_age", NULL
 };
 
 static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_setting_t *g)
@@ -318,6 +351,9 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 	if (found && !c->rate_interval_ns)
 		return perr(p, config_setting_get_member(g, "rate_interval"),
 			    "snapshot.rate_interval", "must be more than 0");
+	if (get_size_member(p, g, gn, "max_disk", &c->max_disk) ||
+	    get_dur_member(p, g, gn, "max_age", &c->max_age_ns, NULL))
+		return -1;
 	if (!c->dir[0] || c->dir[0] != '/')
 		return perr(p, config_setting_get_member(g, "dir"), "snapshot.dir",
 			    "an absolute directory is needed");
@@ -457,6 +493,7 @@ static void defaults(struct rtmond_config *c)
 	c->on_timeout = 1;
 	c->rate_burst = 5;
 	c->rate_interval_ns = 60000000000ull;
+	c->max_disk = 256ull << 20;
 	strcpy(c->listen, "127.0.0.1:9465");
 	c->textfile_interval_ns = 15000000000ull;
 	for (i = 0; i < sizeof(le_us) / sizeof(le_us[0]); i++)

@@ -37,6 +37,8 @@ struct rtmond_config {
 	int on_timeout;			/* snapshots for timeouts too */
 	unsigned int rate_burst;	/* token bucket: burst */
 	uint64_t rate_interval_ns;	/* then one per interval */
+	uint64_t max_disk;		/* bytes of snapshots kept (0: no limit) */
+	uint64_t max_age_ns;		/* snapshots older are removed (0: kept) */
 
 	/* metrics */
 	char listen[128];		/* "" = no HTTP endpoint; ADDR:PORT */

@@ -185,6 +185,12 @@ char *rtmond_metrics_text(size_t *len)
 	bput(&b, "rtmond_snapshots_total{kind=\"rate_limited\"} %" PRIu64 "\n", CNT_GET(snap_rate_limited));
 	bput(&b, "rtmond_snapshots_total{kind=\"busy\"} %" PRIu64 "\n", CNT_GET(snap_busy));
 	bput(&b, "rtmond_snapshots_total{kind=\"failed\"} %" PRIu64 "\n", CNT_GET(snap_failed));
+	counter(&b, "rtmond_snapshots_pruned_total",
+		"Snapshot files removed by the disk budget (snapshot.max_disk, max_age).",
+		CNT_GET(snap_pruned));
+	counter(&b, "rtmond_write_errors_total",
+		"Lines of misses.jsonl or records.jsonl not written (disk full, I/O error).",
+		CNT_GET(write_errors));
 	causes_put(&b);
 
 	urcu_memb_read_lock();

@@ -408,33 +408,6 @@ static const char *id_name(uint16_t id)
 /* ---- output files ---- */
 
 /*
- * A line file (misses.jsonl, records.jsonl) for appending. A crash or a
- * full disk may have left its last line without a newline: one is added,
- * so that the next line starts clean instead of being glued to it.
- */
-static int open_lines(const char *dir, const char *name)
-{
-	char p[512], c;
-	int fd;
-	off_t end;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	/* O_NOFOLLOW: never write through a symlink left in the directory */
-	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0) {
-		rtmond_log("cannot open %s: %s", p, strerror(errno));
-		return -1;
-	}
-	end = lseek(fd, 0, SEEK_END);
-	if (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n') {
-		if (write(fd, "\n", 1) == 1)
-			rtmond_log("%s ended in the middle of a line (a crash or a full disk): "
-				   "that line is cut", p);
-	}
-	return fd;
-}
-
-/*
  * Open the outputs in c->dir, then put them in place of the old ones: a
  * directory that cannot be used leaves the old files working (a reload is
  * refused) instead of closing them first and writing nothing after.
@@ -450,11 +423,11 @@ static int open_files(const struct rtmond_config *c)
 	}
 	if ((err = dir_safe(c->dir)))
 		return err;
-	mf = open_lines(c->dir, "misses.jsonl");
+	mf = rtmond_open_lines(c->dir, "misses.jsonl");
 	if (mf < 0)
 		return -EACCES;
 	if (c->records_file)
-		rf = open_lines(c->dir, "records.jsonl");
+		rf = rtmond_open_lines(c->dir, "records.jsonl");
 	snprintf(p, sizeof(p), "%s/rtmond.seq", c->dir);
 	sf = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (sf < 0)
@@ -883,7 +856,8 @@ static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_
 	       a->ftrace_buffer_kb != b->ftrace_buffer_kb || a->lttng != b->lttng ||
 	       strcmp(a->lttng_output, b->lttng_output) ||
 	       strcmp(a->lttng_session, b->lttng_session) ||
-	       a->rate_burst != b->rate_burst || a->rate_interval_ns != b->rate_interval_ns;
+	       a->rate_burst != b->rate_burst || a->rate_interval_ns != b->rate_interval_ns ||
+	       a->max_disk != b->max_disk || a->max_age_ns != b->max_age_ns;
 }
 
 /* 0 when the new configuration is active, -1 when refused (old one stays) */
@@ -903,9 +877,11 @@ static int reload(void)
 		free(nl);
 		return -1;
 	}
-	/* the outputs first: a directory that cannot be used refuses the reload */
-	if ((strcmp(old->conf.dir, nl->conf.dir) || old->conf.records_file != nl->conf.records_file) &&
-	    open_files(&nl->conf)) {
+	/*
+	 * The outputs first, reopened at every reload (logrotate's postrotate
+	 * sends SIGHUP): a directory that cannot be used refuses the reload.
+	 */
+	if (open_files(&nl->conf)) {
 		rtmond_log("reload refused: no outputs in %s; the previous configuration stays active",
 			   nl->conf.dir);
 		free(nl);
@@ -914,9 +890,7 @@ static int reload(void)
 	if (sync_targets(old, nl)) {
 		rtmond_log("reload refused: the module did not take the new targets; "
 			   "the previous configuration stays active");
-		if (strcmp(old->conf.dir, nl->conf.dir) ||
-		    old->conf.records_file != nl->conf.records_file)
-			open_files(&old->conf);
+		open_files(&old->conf);
 		free(nl);
 		return -1;
 	}

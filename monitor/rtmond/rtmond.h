@@ -55,6 +55,8 @@ extern struct rtmon *rtmond_dev;
 struct rtmond_counters {
 	uint64_t records, seq_gaps, records_lost, records_reread, misses;
 	uint64_t snap_ftrace, snap_lttng, snap_rate_limited, snap_busy, snap_failed;
+	uint64_t snap_pruned;		/* removed by the disk budget */
+	uint64_t write_errors;		/* lines not written (disk full) */
 };
 extern struct rtmond_counters rtmond_cnt;
 
@@ -129,8 +131,14 @@ void rtmond_writer_progress_read(void);
 /* Swap the output files (rtmond_writer_wait_idle() first); -1: none. */
 void rtmond_writer_set_files(int misses, int records, int seq);
 int rtmond_writer_seq_fd(void);
+/* DIR/NAME for appending lines (a half last line ended); -1, logged */
+int rtmond_open_lines(const char *dir, const char *name);
 int rtmond_writer_start(void);
 void rtmond_writer_stop(void);		/* after writing what was published */
+
+/* budget.c (the snapshot worker): snapshot.max_disk and max_age */
+void rtmond_budget_set(const struct rtmond_config *c);
+void rtmond_budget_prune(void);
 
 /* explain_job.c (the snapshot worker): explain the misses of a snapshot
  * into DIR/plan->explain (JSON lines), their cause time into the metrics */

@@ -53,7 +53,7 @@ static uint64_t bucket_interval;
 /* worker: one job at a time */
 static pthread_mutex_t wk_lock;		/* PTHREAD_PRIO_INHERIT (wk_lock_init) */
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
-static int wk_busy, wk_stop, wk_started;
+static int wk_busy, wk_stop, wk_started, wk_prune;
 static pthread_t wk_thread;
 static struct rtmond_snap_plan wk_job;		/* 10 KiB: not on the stack */
 
@@ -247,6 +247,11 @@ int rtmond_snap_setup(const struct rtmond_config *c)
 {
 	rtmond_snap_teardown();
 	snprintf(out_dir, sizeof(out_dir), "%s", c->dir);
+	rtmond_budget_set(c);	/* the worker is idle (teardown) */
+	pthread_mutex_lock(&wk_lock);
+	wk_prune = 1;		/* what an earlier run left, by the worker */
+	pthread_cond_broadcast(&wk_cond);
+	pthread_mutex_unlock(&wk_lock);
 	bucket_burst = c->rate_burst;
 	bucket_interval = c->rate_interval_ns;
 	tokens = bucket_burst;
@@ -491,16 +496,28 @@ static void *worker(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&wk_lock);
 	for (;;) {
-		while (!wk_busy && !wk_stop)
+		while (!wk_busy && !wk_stop && !wk_prune)
 			pthread_cond_wait(&wk_cond, &wk_lock);
-		if (!wk_busy && wk_stop)
+		if (!wk_busy && !wk_prune && wk_stop)
 			break;
+		if (!wk_busy) {
+			/* a new configuration: the budget, before any snapshot */
+			wk_prune = 0;
+			wk_busy = 1;
+			pthread_mutex_unlock(&wk_lock);
+			rtmond_budget_prune();
+			pthread_mutex_lock(&wk_lock);
+			wk_busy = 0;
+			pthread_cond_broadcast(&wk_cond);
+			continue;
+		}
 		job = wk_job;
 		pthread_mutex_unlock(&wk_lock);
 		if (job.ftrace[0] && ft_dir[0] && copy_ftrace(&job) && job.nrecs)
 			rtmond_explain_snapshot(out_dir, &job);
 		if (job.lttng[0] && lt_session[0])
 			record_lttng(&job);
+		rtmond_budget_prune();
 		pthread_mutex_lock(&wk_lock);
 		wk_busy = 0;
 		pthread_cond_broadcast(&wk_cond);

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
@@ -47,7 +48,6 @@ static int wq_stop, wq_started, progress_fd = -1;
 static pthread_t wq_thread;
 
 static int misses_fd = -1, records_fd = -1, seq_fd = -1;
-static unsigned long write_errors;	/* lines not written (disk full) */
 
 static uint64_t mono_ns(void)
 {
@@ -126,6 +126,56 @@ int rtmond_writer_seq_fd(void)
 /* ---- lines ---- */
 
 /*
+ * A line file (misses.jsonl, records.jsonl) for appending. A crash or a
+ * full disk may have left its last line without a newline: one is added,
+ * so that the next line starts clean instead of being glued to it.
+ */
+int rtmond_open_lines(const char *dir, const char *name)
+{
+	char p[512], c;
+	int fd;
+	off_t end;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	/* O_NOFOLLOW: never write through a symlink left in the directory */
+	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0) {
+		rtmond_log("cannot open %s: %s", p, strerror(errno));
+		return -1;
+	}
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n') {
+		if (write(fd, "\n", 1) == 1)
+			rtmond_log("%s ended in the middle of a line (a crash or a full disk): "
+				   "that line is cut", p);
+	}
+	return fd;
+}
+
+/*
+ * logrotate (or a user) moved or removed a line file: the next lines go
+ * to a new one at the path, in the mode and owner rotation left there.
+ */
+static void reopen_moved(const char *dir, const char *name, int *fd)
+{
+	struct stat a, b;
+	char p[512];
+	int nfd;
+
+	if (*fd < 0)
+		return;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (!stat(p, &a) && !fstat(*fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+		return;
+	nfd = rtmond_open_lines(dir, name);
+	if (nfd < 0)
+		return;		/* logged; the old file still takes the lines */
+	close(*fd);
+	*fd = nfd;
+	rtmond_log("%s was moved or removed (logrotate?): reopened", p);
+}
+
+/*
  * One write per line (O_APPEND): a reader never sees half a line. A short
  * write (the disk is full) is cut back, so that no half line is left for
  * the next one to be glued to; the line is lost and counted.
@@ -155,9 +205,9 @@ static int write_line(int fd, json_t *j)
 	e = w < 0 ? errno : ENOSPC;
 	if (w > 0 && end >= 0 && ftruncate(fd, end))
 		e = errno;	/* the half line stays: a newline at the next open */
-	if (write_errors++ % 1000 == 0)	/* the first, then every 1000th */
-		rtmond_log("write: %s (%zd of %zu bytes): %lu lines lost so far",
-			   strerror(e), w, n + 1, write_errors);
+	if (CNT_ADD(write_errors, 1) % 1000 == 1)	/* the first, then every 1000th */
+		rtmond_log("write: %s (%zd of %zu bytes): %" PRIu64 " lines lost so far",
+			   strerror(e), w, n + 1, CNT_GET(write_errors));
 	return 0;
 }
 
@@ -336,6 +386,8 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&wq_lock);
 		if (h == t)
 			break;	/* stopped, and everything written */
+		reopen_moved(wq[t % RTMOND_WQ].live->conf.dir, "misses.jsonl", &misses_fd);
+		reopen_moved(wq[t % RTMOND_WQ].live->conf.dir, "records.jsonl", &records_fd);
 		for (; t != h; t++) {
 			const struct rtmond_batch *b = &wq[t % RTMOND_WQ];
 

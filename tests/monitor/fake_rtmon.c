@@ -13,7 +13,8 @@
  * after it), as the module's per-cpu rings hand them out of order: each
  * becomes a record of the lowest target in use, a deadline miss when its
  * number is odd; the eventfd is readable until the last one is read.
- * "N..M" stands for the numbers N to M. With $FAKE_RTMON_ACKLOG set, each
+ * "N..M" stands for the numbers N to M; "@PATH" holds the rest back until
+ * PATH exists (the eventfd readable again then). With $FAKE_RTMON_ACKLOG set, each
  * RTMON_IOC_ACK appends "handed H stored S" to it: H records handed out so
  * far, S the lines of $FAKE_RTMON_STORED (records.jsonl) at that moment.
  */
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,9 @@
 static int dev_fd = -1;
 static unsigned long long rec_seq[65536];	/* 0: the end of a read() */
 static int nrec, rec_next, rec_handed;
+static char hold_path[8][300];			/* "@PATH": rec_seq = ~0ull - i */
+static int nhold;
+#define HOLD(i)		(~0ull - (unsigned long long)(i))
 static struct rtmon_target tab[NT];
 static int used[NT];
 
@@ -65,22 +70,38 @@ static void db_save(void)
 static void records_load(void)
 {
 	const char *p = getenv("FAKE_RTMON_RECORDS");
-	char w[32];
+	char w[300];
 	FILE *f;
 
 	if (!p || !(f = fopen(p, "r")))
 		return;
 	while (nrec < (int)(sizeof(rec_seq) / sizeof(rec_seq[0])) &&
-	       fscanf(f, "%31s", w) == 1) {
+	       fscanf(f, "%299s", w) == 1) {
 		unsigned long long a, b;
 
-		if (sscanf(w, "%llu..%llu", &a, &b) == 2)
+		if (w[0] == '@' && nhold < 8) {
+			snprintf(hold_path[nhold], sizeof(hold_path[0]), "%s", w + 1);
+			rec_seq[nrec++] = HOLD(nhold++);
+		} else if (sscanf(w, "%llu..%llu", &a, &b) == 2)
 			for (; a <= b && nrec < (int)(sizeof(rec_seq) / sizeof(rec_seq[0])); a++)
 				rec_seq[nrec++] = a;
 		else
 			rec_seq[nrec++] = strcmp(w, "/") ? strtoull(w, NULL, 10) : 0;
 	}
 	fclose(f);
+}
+
+/* The device turns readable again when the held-back path appears. */
+static void *hold_watch(void *arg)
+{
+	const char *path = arg;
+	uint64_t one = 1;
+
+	while (access(path, F_OK))
+		usleep(10000);
+	if (write(dev_fd, &one, sizeof(one)) < 0)
+		perror("fake_rtmon: eventfd");
+	return NULL;
 }
 
 ssize_t read(int fd, void *buf, size_t count)
@@ -99,7 +120,25 @@ ssize_t read(int fd, void *buf, size_t count)
 		;
 	while (rec_next < nrec && !rec_seq[rec_next])
 		rec_next++;	/* the reads before ended here */
-	while (rec_next < nrec && rec_seq[rec_next] && (n + 1) * sizeof(*r) <= count) {
+	if (rec_next < nrec && rec_seq[rec_next] > HOLD(8)) {
+		static int watched[8];
+		int i = (int)(~0ull - rec_seq[rec_next]);
+
+		if (!access(hold_path[i], F_OK)) {
+			rec_next++;
+		} else {
+			pthread_t t;
+
+			if (real(dev_fd, &v, sizeof(v)) < 0)
+				v = 0;	/* not readable until then */
+			if (!watched[i]++ && !pthread_create(&t, NULL, hold_watch, hold_path[i]))
+				pthread_detach(t);
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	while (rec_next < nrec && rec_seq[rec_next] && rec_seq[rec_next] <= HOLD(8) &&
+	       (n + 1) * sizeof(*r) <= count) {
 		memset(&r[n], 0, sizeof(r[n]));
 		r[n].version = RTM_REC_VERSION;
 		r[n].size = sizeof(r[n]);

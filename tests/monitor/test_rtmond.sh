@@ -20,7 +20,10 @@
 #   (the fake device counts its lines at each ack), acknowledgements at
 #   least every RTMOND_WQ (4) batches; under strace, the reader thread
 #   writes nothing but its log (no line, no rtmond.seq, no stats.json, no
-#   fdatasync) and the writer fdatasyncs misses.jsonl.
+#   fdatasync) and the writer fdatasyncs misses.jsonl;
+# - item 10: snapshot.max_disk removes the oldest snapshots at start (the
+#   newest kept, files not named miss-* left), and a misses.jsonl moved
+#   away (logrotate) is reopened: the next misses go to the new one.
 # Prints PASS:/FAIL:/SKIP: lines.
 set -uo pipefail
 RTMOND=$1
@@ -254,7 +257,8 @@ writer_test() {
 	pass "writer (3000 records stored once, 1500 misses; $acks acknowledgements, each after its records were in records.jsonl)"
 	# the reader is rtmond's first thread: its tid is rtmond's pid
 	# (the fake device's own ack log is written in the reader's ioctl)
-	st=$(awk -v r="$rpid" '$1 == r && $2 !~ /^write\(2,/ && $2 !~ /^\+\+\+|^---/ &&
+	# ("<... write resumed>" ends a call begun on an earlier line)
+	st=$(awk -v r="$rpid" '$1 == r && $2 !~ /^write\(2,/ && $2 !~ /^\+\+\+|^---|^<\.\.\./ &&
 		$0 !~ /"handed [0-9]+ stored [0-9]+\\n"/ { print; n++ } n == 3 { exit }' "$tr")
 	if [ -n "$st" ]; then
 		fail writer-reader-io "the real-time reader writes files: $st"
@@ -266,5 +270,74 @@ writer_test() {
 }
 STRACE=$(command -v strace || true)
 writer_test
+
+# ---- item 10: the disk budget, a line file moved by logrotate
+budget_test() {
+	local dir=$W/bud f i kept
+	rm -rf "$dir"
+	mkdir -p "$dir/ftrace" "$dir/lttng/miss-a-1-20260101-000000-0/ust"
+	chmod 0755 "$dir" "$dir/ftrace" "$dir/lttng"
+	# ten ftrace copies of 100 KiB, a minute apart, and one LTTng snapshot
+	# directory of 100 KiB older than all; max_disk 350K keeps the 3 newest
+	for ((i = 1; i <= 10; i++)); do
+		f=$dir/ftrace/miss-a-$i.txt
+		head -c 102400 /dev/zero >"$f"
+		touch -d "@$(( $(date +%s) - 3600 + i * 60 ))" "$f"
+	done
+	head -c 102400 /dev/zero >"$dir/lttng/miss-a-1-20260101-000000-0/ust/data"
+	touch -d "@$(( $(date +%s) - 7200 ))" "$dir/lttng/miss-a-1-20260101-000000-0"
+	: >"$dir/ftrace/notours.txt"
+	# max_age alone first: 55 min takes the 4 copies older and the LTTng one
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { max_disk = "0"; max_age = "55min"; /' rtmon.conf
+	if start && sleep 0.5 && stop && grep -q "disk budget: removed the 5 oldest" rtmond.log &&
+	   [ "$(cd "$dir" && ls ftrace lttng | grep -c '^miss-')" = 6 ] && [ ! -e "$dir/ftrace/miss-a-4.txt" ] &&
+	   [ -e "$dir/ftrace/miss-a-5.txt" ]; then
+		pass "budget-age (max_age 55min: the 5 snapshots older removed, 6 kept)"
+	else
+		fail budget-age "$(cd "$dir" && ls ftrace lttng | tr '\n' ' '); $(grep budget rtmond.log)"
+	fi
+	for ((i = 1; i <= 4; i++)); do	# back for the size budget
+		f=$dir/ftrace/miss-a-$i.txt
+		head -c 102400 /dev/zero >"$f"
+		touch -d "@$(( $(date +%s) - 3600 + i * 60 ))" "$f"
+	done
+	mkdir -p "$dir/lttng/miss-a-1-20260101-000000-0/ust"
+	head -c 102400 /dev/zero >"$dir/lttng/miss-a-1-20260101-000000-0/ust/data"
+	touch -d "@$(( $(date +%s) - 7200 ))" "$dir/lttng/miss-a-1-20260101-000000-0"
+	echo "1..10 @$W/go 11..20" >records.in
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; max_disk = "350K"; /' rtmon.conf
+	rm -f "$W/go"
+	export FAKE_RTMON_RECORDS=$W/records.in
+	start || { fail budget "start: $(head -c 300 rtmond.log)"; unset FAKE_RTMON_RECORDS; return; }
+	unset FAKE_RTMON_RECORDS
+	for ((i = 0; i < 50; i++)); do
+		grep -q "disk budget" rtmond.log && [ "$(wc -l <"$dir/records.jsonl")" = 10 ] && break
+		sleep 0.1
+	done
+	kept=$(cd "$dir" && ls ftrace lttng | grep '^miss-' | tr '\n' ' ')
+	if [ "$kept" = "miss-a-10.txt miss-a-8.txt miss-a-9.txt " ] && [ -e "$dir/ftrace/notours.txt" ] &&
+	   grep -q "disk budget: removed the 8 oldest snapshot files (0.8 MiB); 0.3 MiB kept" rtmond.log; then
+		pass "budget (11 snapshots of 100 KiB, max_disk 350K: the 3 newest kept, other files left: $(grep -o 'disk budget.*' rtmond.log))"
+	else
+		fail budget "kept: $kept; $(grep 'budget' rtmond.log)"
+	fi
+	# logrotate: the file moved away, the next lines go to a new one
+	mv "$dir/misses.jsonl" "$dir/misses.jsonl.1"
+	touch "$W/go"
+	for ((i = 0; i < 50; i++)); do
+		[ "$(wc -l <"$dir/records.jsonl")" = 20 ] && [ -s "$dir/misses.jsonl" ] && break
+		sleep 0.1
+	done
+	stop
+	if [ "$(seqs "$dir/misses.jsonl.1")" = "1 3 5 7 9" ] && [ "$(seqs "$dir/misses.jsonl")" = "11 13 15 17 19" ] &&
+	   grep -q "misses.jsonl was moved or removed (logrotate?): reopened" rtmond.log; then
+		pass "logrotate (misses.jsonl moved after 5 misses: the next 5 in a new misses.jsonl, reopened)"
+	else
+		fail logrotate "moved: $(seqs "$dir/misses.jsonl.1" 2>&1); new: $(seqs "$dir/misses.jsonl" 2>&1); $(tail -n 3 rtmond.log)"
+	fi
+}
+budget_test
 
 [ $fails -eq 0 ]

@@ -49,7 +49,7 @@ INSANE_SKIP:librtmon += "dev-so"
 FILES:${PN} += "${systemd_system_unitdir}/rtmon.service \
 	${nonarch_base_libdir}/udev/rules.d/60-rtmon.rules \
 	${nonarch_libdir}/tmpfiles.d/rtmon.conf ${nonarch_libdir}/sysusers.d/rtmon.conf"
-CONFFILES:${PN} = "${sysconfdir}/rtmon/rtmon.conf"
+CONFFILES:${PN} = "${sysconfdir}/rtmon/rtmon.conf ${sysconfdir}/logrotate.d/rtmon"
 
 SYSTEMD_SERVICE:${PN} = "rtmon.service"
 SYSTEMD_AUTO_ENABLE:${PN} = "enable"
