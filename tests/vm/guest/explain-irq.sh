@@ -34,7 +34,7 @@
 # of the explained misses. Prints per miss: latency, culprit, top
 # shares, the flood IRQ's measured and named time. The misses inside a
 # flood are kept (record, explanation, snapshot cut to the chain) in snap/.
-# timeout: 300
+# timeout: 480
 # shellcheck shell=bash source-path=SCRIPTDIR
 # shellcheck source=lib.sh disable=SC2153 # RTMON_TOP: set by run-vm
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
