@@ -160,11 +160,34 @@ static int dir_safe(const char *dir)
 	}
 }
 
+/* A mutex the real-time reader shares with other threads: no inversion. */
+void rtmond_pi_mutex_init(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
+/* A helper thread with a small stack (mlockall makes every page resident). */
+int rtmond_start_thread(pthread_t *t, void *(*fn)(void *))
+{
+	pthread_attr_t a;
+	int err;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 256 * 1024);
+	err = pthread_create(t, &a, fn, NULL);
+	pthread_attr_destroy(&a);
+	return -err;
+}
+
 /* ---- statistics slots ---- */
 
 static int slot_get(const char *name, int reset)
 {
-	pthread_mutexattr_t a;
 	int i;
 
 	for (i = 0; i < RTMOND_MAX_SLOTS && rtmond_slots[i].name[0]; i++)
@@ -180,10 +203,7 @@ static int slot_get(const char *name, int reset)
 		}
 	if (i == RTMOND_MAX_SLOTS)
 		return -ENOSPC;
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&rtmond_slots[i].lock, &a);
-	pthread_mutexattr_destroy(&a);
+	rtmond_pi_mutex_init(&rtmond_slots[i].lock);
 	rtmon_hist_init(&rtmond_slots[i].hist);
 	snprintf(rtmond_slots[i].name, sizeof(rtmond_slots[i].name), "%s", name);
 	return i;

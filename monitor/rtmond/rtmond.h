@@ -64,6 +64,9 @@ extern struct rtmond_counters rtmond_cnt;
 extern __thread int rtmond_rcu_registered;
 
 void rtmond_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rtmond_pi_mutex_init(pthread_mutex_t *m);	/* PTHREAD_PRIO_INHERIT */
+/* pthread_create with a 256 KiB stack; 0 or -errno */
+int rtmond_start_thread(pthread_t *t, void *(*fn)(void *));
 #define CNT_ADD(f, n) __atomic_add_fetch(&rtmond_cnt.f, (n), __ATOMIC_RELAXED)
 #define CNT_GET(f) __atomic_load_n(&rtmond_cnt.f, __ATOMIC_RELAXED)
 

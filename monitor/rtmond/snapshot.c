@@ -60,12 +60,7 @@ static struct rtmond_snap_plan wk_job;		/* 10 KiB: not on the stack */
 /* the real-time reader takes wk_lock too: no priority inversion */
 __attribute__((constructor)) static void wk_lock_init(void)
 {
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&wk_lock, &a);
-	pthread_mutexattr_destroy(&a);
+	rtmond_pi_mutex_init(&wk_lock);
 }
 
 static uint64_t mono_ns(void)
@@ -528,18 +523,11 @@ static void *worker(void *arg)
 
 int rtmond_snap_start_worker(void)
 {
-	pthread_attr_t a;
-	int err;
-
-	/* a small stack: mlockall() makes every stack page resident */
-	pthread_attr_init(&a);
-	pthread_attr_setstacksize(&a, 256 * 1024);
-	err = pthread_create(&wk_thread, &a, worker, NULL);
-	pthread_attr_destroy(&a);
+	int err = rtmond_start_thread(&wk_thread, worker);
 
 	if (!err)
 		wk_started = 1;
-	return -err;
+	return err;
 }
 
 void rtmond_snap_stop_worker(void)

@@ -420,28 +420,18 @@ static void *writer_main(void *arg)
 
 int rtmond_writer_start(void)
 {
-	pthread_mutexattr_t ma;
-	pthread_attr_t a;
 	int err;
 
-	pthread_mutexattr_init(&ma);
-	/* the reader takes it at real-time priority: no inversion */
-	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&wq_lock, &ma);
-	pthread_mutexattr_destroy(&ma);
+	rtmond_pi_mutex_init(&wq_lock);	/* the reader takes it too */
 	progress_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (progress_fd < 0) {
 		rtmond_log("writer: eventfd: %s", strerror(errno));
 		return -errno;
 	}
-	/* a small stack: mlockall() makes every stack page resident */
-	pthread_attr_init(&a);
-	pthread_attr_setstacksize(&a, 256 * 1024);
-	err = pthread_create(&wq_thread, &a, writer_main, NULL);
-	pthread_attr_destroy(&a);
+	err = rtmond_start_thread(&wq_thread, writer_main);
 	if (err) {
-		rtmond_log("writer: cannot start: %s", strerror(err));
-		return -err;
+		rtmond_log("writer: cannot start: %s", strerror(-err));
+		return err;
 	}
 	pthread_setname_np(wq_thread, "rtmond-writer");
 	wq_started = 1;
