@@ -18,8 +18,9 @@
 #include "rtmond.h"
 #include "explain.h"
 
-void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
+void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_job *j)
 {
+	const struct rtmond_snap_plan *p = &j->plan;
 	static struct rtx_result r;	/* the worker is the only caller */
 	char path[700], tmp[720];
 	struct fts_trace t;
@@ -46,21 +47,21 @@ void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p)
 		fts_free(&t);
 		return;
 	}
-	for (i = 0; i < p->nrecs; i++) {
+	for (i = 0; i < j->nrecs; i++) {
 		json_t *o;
 
-		rtx_chain_from_record(&c, &p->recs[i]);
+		rtx_chain_from_record(&c, &j->recs[i]);
 		rtx_explain(&c, &t, &r);
 		o = rtx_json(&r);
 		if (!o)
 			continue;
 		json_object_set_new(o, "seq", json_integer((json_int_t)c.seq));
-		json_object_set_new(o, "target", json_string(p->targets[i]));
+		json_object_set_new(o, "target", json_string(j->targets[i]));
 		if (json_dumpf(o, f, JSON_COMPACT) == 0)
 			fputc('\n', f);
 		json_decref(o);
 		for (k = 0; k < r.nparts; k++)
-			rtmond_metrics_cause_add(p->targets[i], rtx_cat_name(r.parts[k].cat),
+			rtmond_metrics_cause_add(j->targets[i], rtx_cat_name(r.parts[k].cat),
 						 r.parts[k].ns);
 	}
 	fts_free(&t);

@@ -71,7 +71,7 @@ int rtmond_start_thread(pthread_t *t, void *(*fn)(void *));
 #define CNT_GET(f) __atomic_load_n(&rtmond_cnt.f, __ATOMIC_RELAXED)
 
 /* snapshot.c */
-#define RTMOND_EXPLAIN_MAX	16	/* misses of one snapshot explained */
+#define RTMOND_BATCH		64	/* records per read() (writer.c) */
 struct rtmond_snap_plan {
 	uint64_t id;			/* seq of the first miss it covers */
 	char ftrace[300];		/* file, relative to dir ("" = none) */
@@ -79,18 +79,23 @@ struct rtmond_snap_plan {
 					 * relative to dir ("" = none) */
 	char lttng[96];			/* snapshot name ("" = none) */
 	const char *skipped;		/* why none: "rate_limited", "busy", "off" */
-	/* the misses the snapshot covers, explained by the worker */
+};
+/* The worker's job: a snapshot and every miss of the batch it covers, up
+ * to a whole batch (read after the writer held the reader back, a batch
+ * may be all misses). */
+struct rtmond_snap_job {
+	struct rtmond_snap_plan plan;
 	unsigned int nrecs;
-	struct rtm_record recs[RTMOND_EXPLAIN_MAX];
-	char targets[RTMOND_EXPLAIN_MAX][RTMON_NAME_LEN];
+	struct rtm_record recs[RTMOND_BATCH];
+	char targets[RTMOND_BATCH][RTMON_NAME_LEN];
 };
 int rtmond_snap_setup(const struct rtmond_config *c);	/* at start and reload */
 void rtmond_snap_teardown(void);
 /* For a batch with misses: decide, trigger the ftrace swap, queue the copy. */
 void rtmond_snap_take(const struct rtmond_config *c, uint64_t id,
 		      struct rtmond_snap_plan *plan);
-/* A miss the planned snapshot covers, explained by the worker (at most
- * RTMOND_EXPLAIN_MAX), then the job handed to the worker. */
+/* A miss the planned snapshot covers, explained by the worker (every miss
+ * of the batch), then the job handed to the worker. */
 void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,
 			  const char *target);
 void rtmond_snap_commit(struct rtmond_snap_plan *plan);
@@ -104,7 +109,6 @@ int rtmond_snap_load_provider(void);
 void rtmond_snap_stop_worker(void);
 
 /* writer.c: the lines, the sequence window and stats.json, off the reader */
-#define RTMOND_BATCH		64	/* records per read() */
 #define RTMOND_WQ		4	/* batches written or unacknowledged at most */
 #define RTMOND_SEQ_WIN		4096	/* sequence numbers tracked above 'next' */
 struct rtmond_seqwin {			/* rtmond.seq: what is stored */
@@ -145,7 +149,7 @@ void rtmond_budget_prune(void);
 
 /* explain_job.c (the snapshot worker): explain the misses of a snapshot
  * into DIR/plan->explain (JSON lines), their cause time into the metrics */
-void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_plan *p);
+void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_job *j);
 
 /* metrics.c */
 /* rtmon_miss_cause_seconds_total{target,category} += ns */

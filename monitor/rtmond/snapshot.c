@@ -55,7 +55,13 @@ static pthread_mutex_t wk_lock;		/* PTHREAD_PRIO_INHERIT (wk_lock_init) */
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
 static int wk_busy, wk_stop, wk_started, wk_prune;
 static pthread_t wk_thread;
-static struct rtmond_snap_plan wk_job;		/* 10 KiB: not on the stack */
+/*
+ * The job (41 KiB), filled in place by the reader: only while the worker
+ * is idle (rtmond_snap_take() planned a snapshot only then, and nothing
+ * but rtmond_snap_commit() gives it a job), read by the worker only
+ * while it is busy with it. No copy of the records on the reader.
+ */
+static struct rtmond_snap_job wk_job;
 
 /* the real-time reader takes wk_lock too: no priority inversion */
 __attribute__((constructor)) static void wk_lock_init(void)
@@ -401,16 +407,17 @@ void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_
 	if (plan->ftrace[0])
 		snprintf(plan->explain, sizeof(plan->explain),
 			 "ftrace/miss-%s-%" PRIu64 ".explain.jsonl", rtmond_load_tag, id);
+	wk_job.nrecs = 0;
 }
 
 void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,
 			  const char *target)
 {
-	if (!plan->explain[0] || plan->nrecs >= RTMOND_EXPLAIN_MAX)
+	if (!plan->explain[0] || wk_job.nrecs >= RTMOND_BATCH)
 		return;
-	plan->recs[plan->nrecs] = *r;
-	snprintf(plan->targets[plan->nrecs], sizeof(plan->targets[0]), "%s", target);
-	plan->nrecs++;
+	wk_job.recs[wk_job.nrecs] = *r;
+	snprintf(wk_job.targets[wk_job.nrecs], sizeof(wk_job.targets[0]), "%s", target);
+	wk_job.nrecs++;
 }
 
 /* the job to the worker (a planned snapshot only) */
@@ -419,7 +426,7 @@ void rtmond_snap_commit(struct rtmond_snap_plan *plan)
 	if (!plan->ftrace[0] && !plan->lttng[0])
 		return;
 	pthread_mutex_lock(&wk_lock);
-	wk_job = *plan;
+	wk_job.plan = *plan;
 	wk_busy = 1;
 	pthread_cond_broadcast(&wk_cond);
 	pthread_mutex_unlock(&wk_lock);
@@ -486,7 +493,7 @@ static void record_lttng(const struct rtmond_snap_plan *p)
 
 static void *worker(void *arg)
 {
-	struct rtmond_snap_plan job;
+	const struct rtmond_snap_plan *job = &wk_job.plan;
 
 	(void)arg;
 	pthread_mutex_lock(&wk_lock);
@@ -506,12 +513,11 @@ static void *worker(void *arg)
 			pthread_cond_broadcast(&wk_cond);
 			continue;
 		}
-		job = wk_job;
 		pthread_mutex_unlock(&wk_lock);
-		if (job.ftrace[0] && ft_dir[0] && copy_ftrace(&job) && job.nrecs)
-			rtmond_explain_snapshot(out_dir, &job);
-		if (job.lttng[0] && lt_session[0])
-			record_lttng(&job);
+		if (job->ftrace[0] && ft_dir[0] && copy_ftrace(job) && wk_job.nrecs)
+			rtmond_explain_snapshot(out_dir, &wk_job);
+		if (job->lttng[0] && lt_session[0])
+			record_lttng(job);
 		rtmond_budget_prune();
 		pthread_mutex_lock(&wk_lock);
 		wk_busy = 0;
