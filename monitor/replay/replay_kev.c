@@ -190,18 +190,29 @@ static __u64 timer_start(__u64 id, __u64 ts, __u64 now)
  * way to sleep, already dequeued; the module, reading the task, then sees
  * a plain wakeup, and the task's switch-out (a block) follows with no
  * second waking. The trace tells which by the task's next event on its
- * cpu, so the waking is held until then: a blocking switch-out of the
- * task makes it a plain wakeup; any other event there, or any event on
- * the waker's cpu (whose chain the waking forks), a wakeup that finds the
- * task running. One at a time.
+ * cpu: a blocking switch-out of the task makes it a plain wakeup, any
+ * other event there a wakeup that finds the task running. The waking is
+ * held until then, and the events of the other cpus meanwhile wait
+ * behind it in a queue (in trace order), so that the waker's cpu goes on
+ * only after the waking is decided: an IRQ's exit on the waker's cpu
+ * (which would close the chain the waking forks) often comes before the
+ * sleeper's switch-out (a 6.1 guest: the exit 10 us after the waking,
+ * the switch-out 100 us). A full queue (HOLD_MAX events and still no
+ * event on the task's cpu: it is running, not switching out) or the end
+ * of the trace decides "running". One waking held at a time.
  */
+#define HOLD_MAX	512
 static struct {
 	bool on;
 	__u32 waker_cpu, run_cpu, ctx, waker, pid;
 	__u64 ts;
 	char comm[RTM_COMM_LEN];
 } held;
+static struct rx_kev held_q[HOLD_MAX];	/* the events behind the held waking */
+static unsigned int held_qhead, held_qn;
 unsigned long rx_wakeups_asleep;
+
+static void kev_apply(const struct rx_kev *e);
 
 static void held_flush(bool asleep)
 {
@@ -215,18 +226,43 @@ static void held_flush(bool asleep)
 	after_event();
 }
 
-static void held_resolve(const struct rx_kev *e)
+/* Apply the queued events that no held waking waits for; at the end of
+ * the trace (end), decide a held waking with no event on its cpu. */
+static void held_pump(bool end)
 {
-	if (!held.on)
-		return;
-	if (e->cpu == held.run_cpu)
-		held_flush(e->type == RX_KEV_SWITCH && e->prev == held.pid &&
-			   e->prev_state);
-	else if (e->cpu == held.waker_cpu)
-		held_flush(false);
+	unsigned int i;
+
+	while (held_qn) {
+		if (held.on) {
+			const struct rx_kev *d = NULL;
+
+			for (i = 0; i < held_qn && !d; i++)
+				if (held_q[(held_qhead + i) % HOLD_MAX].cpu == held.run_cpu)
+					d = &held_q[(held_qhead + i) % HOLD_MAX];
+			if (!d && held_qn < HOLD_MAX && !end)
+				return;		/* undecided: wait for more */
+			held_flush(d && d->type == RX_KEV_SWITCH &&
+				   d->prev == held.pid && d->prev_state);
+		}
+		i = held_qhead;
+		held_qhead = (held_qhead + 1) % HOLD_MAX;
+		held_qn--;
+		kev_apply(&held_q[i]);	/* may hold a waking again */
+	}
 }
 
 void rx_kevent(const struct rx_kev *e)
+{
+	if (!held.on && !held_qn) {
+		kev_apply(e);
+		return;
+	}
+	held_q[(held_qhead + held_qn) % HOLD_MAX] = *e;
+	held_qn++;
+	held_pump(false);
+}
+
+static void kev_apply(const struct rx_kev *e)
 {
 	struct ft_cpu *fc = &ftc[e->cpu];
 	__u32 c = e->cpu, ctx;
@@ -241,7 +277,6 @@ void rx_kevent(const struct rx_kev *e)
 	was_after_exit = fc->after_exit;
 	fc->after_exit = false;
 
-	held_resolve(e);
 	/* resolve a held irq exit: did the handler wake its thread? */
 	if (fc->exit_pending)
 		ft_flush_exit(c, e->type == RX_KEV_WAKING &&
@@ -333,7 +368,6 @@ void rx_kevent(const struct rx_kev *e)
 			ctx = RTM_CTX_HARDIRQ;
 		run = running_cpu(e->next);
 		if (run >= 0 && (__u32)run != c) {
-			held_flush(false);
 			held.on = true;
 			held.waker_cpu = c;
 			held.run_cpu = (__u32)run;
@@ -385,6 +419,7 @@ void rx_kev_end(void)
 {
 	__u32 i;
 
+	held_pump(true);
 	held_flush(false);
 	for (i = 0; i < params.ncpus && i < NCPU_FT; i++)
 		ft_flush_exit(i, false);
