@@ -232,7 +232,7 @@ writer_test() {
 	fi
 	pid=$!
 	for ((i = 0; i < 300; i++)); do
-		[ "$(wc -l <"$dir/records.jsonl" 2>/dev/null)" = 3000 ] && break
+		[ "$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)" = 3000 ] && break
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.1
 	done
