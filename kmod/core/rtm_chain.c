@@ -432,14 +432,14 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	struct rtm_record *rec;
 	u64 seq, pos;
 
-	/* one load and a branch while no target is misses-only */
-	if (rtm_unlikely(rtm_ld32(&c->tg.misses_only)) &&
-	    target < RTM_MAX_TARGETS &&
-	    (rtm_ld32(&c->tg.misses_only) >> target & 1) &&
-	    !(flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT))) {
-		rtm_emit_skipped(c, cpu, ci, tip_hop, end, target, deadline,
-				 pid, tgid, comm, cookie, flags);
-		return;
+	/* the target's misses-only bit, read with its deadline */
+	if (rtm_unlikely(deadline & RTM_DL_MISSES_ONLY)) {
+		deadline &= ~RTM_DL_MISSES_ONLY;
+		if (!(flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT))) {
+			rtm_emit_skipped(c, cpu, ci, tip_hop, end, target,
+					 deadline, pid, tgid, comm, cookie, flags);
+			return;
+		}
 	}
 	/* handed out per emitted record, dropped or not: gaps = losses */
 	seq = rtm_add64(&c->seq, 1);	/* == records emitted so far */
@@ -490,11 +490,13 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 		s = rtm_ld32(&ch->state);
 	}
 	start = rtm_ld64(&ch->start);
-	if (deadline && ts > start && ts - start > deadline)
+	if ((deadline & ~RTM_DL_MISSES_ONLY) && ts > start &&
+	    ts - start > (deadline & ~RTM_DL_MISSES_ONLY))
 		flags |= RTM_REC_F_DEADLINE_MISS;
 	if (s & RTM_CS_OVERDUE)
 		flags |= RTM_REC_F_WAS_OVERDUE;
 	rtm_count(c, cpu, RTM_C_COMPLETED);
+	RTM_TEST_BEFORE_EMIT(c, cpu);
 	rtm_emit_rec(c, cpu, ci, br->hop, ts, (u32)target, deadline, pid, tgid,
 		     comm, br->cookie, flags);
 	return true;

@@ -183,7 +183,7 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 	do {
 		t = rtm_tset_begin(c, &seq);
 		tid = rtm_target_irqonly(t, ch->kind, ch->source);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
+		dl = tid >= 0 ? t->t[tid].dl_emit : 0;
 	} while (rtm_tset_retry(c, seq));
 	if (tid >= 0) {
 		/* mainline: the IRQ's handling ends at exit without thread */
@@ -537,7 +537,7 @@ static rtm_always_inline int rtm_end_target(struct rtm_core *c,
 		if (end == RTM_END_BLOCK && tid < 0 &&
 		    (br->flags & RTM_BF_IRQTHREAD))
 			tid = rtm_target_irqonly(t, ch->kind, ch->source);
-		*dl = tid >= 0 ? t->t[tid].deadline : 0;
+		*dl = tid >= 0 ? t->t[tid].dl_emit : 0;
 	} while (rtm_tset_retry(c, seq));
 	return tid;
 }
@@ -940,7 +940,7 @@ void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		if (tid < 0)
 			tid = rtm_target_match(t, mask, ch->kind, ch->source,
 					       br->pid, br->tgid, br->comm);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
+		dl = tid >= 0 ? t->t[tid].dl_emit : 0;
 	} while (rtm_tset_retry(c, seq));
 	if (tid < 0) {
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);

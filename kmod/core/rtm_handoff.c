@@ -160,7 +160,7 @@ static int rtm_handoff_target(struct rtm_core *c, u32 b, u32 pid, u32 tgid,
 		t = rtm_tset_begin(c, &seq);
 		tid = rtm_target_match(t, rtm_handoff_mask(t, ch->kind, ch->source),
 				       ch->kind, ch->source, pid, tgid, comm);
-		dl = tid >= 0 ? t->t[tid].deadline : 0;
+		dl = tid >= 0 ? t->t[tid].dl_emit : 0;
 	} while (rtm_tset_retry(c, seq));
 	if (deadline)
 		*deadline = dl;

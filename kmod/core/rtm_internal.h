@@ -162,11 +162,30 @@ static inline bool rtm_ring_cancel(struct rtm_ring *r, u64 pos)
 }
 
 /* ---- targets (rtm_target.c): a latch of two copies ---- */
+#define RTM_DL_MISSES_ONLY	(1ull << 63)	/* in rtm_tgt.dl_emit */
+
+/*
+ * A test's hook between a completion's target lookup and its record, where
+ * another cpu may change the target table (tests/core builds the core with
+ * -DRTM_TEST_POINTS; the module and the tools have nothing there).
+ */
+#ifdef RTM_TEST_POINTS
+extern void (*rtm_test_before_emit)(struct rtm_core *c, u32 cpu);
+#define RTM_TEST_BEFORE_EMIT(c, cpu) \
+	do { if (rtm_test_before_emit) rtm_test_before_emit(c, cpu); } while (0)
+#else
+#define RTM_TEST_BEFORE_EMIT(c, cpu) do { } while (0)
+#endif
 struct rtm_tgt {
 	u64 comm[2];		/* 0,0 = any */
 	u32 pid, tgid;
 	u32 src, irq;
 	u64 deadline;
+	u64 dl_emit;		/* deadline | RTM_DL_MISSES_ONLY: what a
+				 * completion reads and carries to the
+				 * emit, so the misses-only bit comes from
+				 * the same copy as the target it matched
+				 * (an id reused meanwhile changes neither) */
 	u32 end;
 	u32 has_task;
 	u32 has_comm;
@@ -188,8 +207,6 @@ struct rtm_tset {
 
 struct rtm_targets {
 	rtm_a32 seq;
-	rtm_a32 misses_only;		/* bit per RTM_TGT_MISSES_ONLY target,
-					 * one word for the emit path */
 	rtm_a32 handoff_irq;		/* bit per work_end target naming an
 					 * IRQ by number (rtm_handoff.c): a
 					 * hint for work_begin with no chain */

@@ -16,7 +16,6 @@ void rtm_targets_init(struct rtm_core *c)
 	memcpy(&c->tg.copy[0], &c->tg.master, sizeof(c->tg.master));
 	memcpy(&c->tg.copy[1], &c->tg.master, sizeof(c->tg.master));
 	rtm_st32(&c->tg.seq, 0);
-	rtm_st32(&c->tg.misses_only, 0);
 	rtm_st32(&c->tg.handoff_irq, 0);
 	rtm_st32(&c->tg.timer_kinds, 0);
 }
@@ -26,7 +25,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
 	u64 broad = 0;
-	u32 i, misses_only = 0, handoff_irq = 0;
+	u32 i, handoff_irq = 0;
 
 	m->active = 0;
 	m->irqonly = 0;
@@ -40,8 +39,6 @@ static void rtm_targets_publish(struct rtm_core *c)
 		if (!t->has_task && !t->src)
 			continue;	/* unused slot (all zero) */
 		m->active |= 1u << i;
-		if (t->flags & RTM_TGT_MISSES_ONLY)
-			misses_only |= 1u << i;
 		if (t->has_task) {
 			m->end_mask[t->end] |= 1u << i;
 			if (t->end == RTM_END_WORK_END && t->src == RTM_SRC_IRQ)
@@ -64,8 +61,6 @@ static void rtm_targets_publish(struct rtm_core *c)
 			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
 	}
 	rtm_st64(&c->tg.bloom_broad, broad);
-	/* before the copies: a record of a new target finds its bit */
-	rtm_st32(&c->tg.misses_only, misses_only);
 	rtm_st32(&c->tg.handoff_irq, handoff_irq);
 	/* a wider set first: a timer a new target wants is not missed */
 	rtm_st32(&c->tg.timer_kinds, rtm_ld32(&c->tg.timer_kinds) | m->timers);
@@ -87,6 +82,8 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 		return -22;
 	if (s->src == RTM_SRC_IRQ && s->irq >= RTM_MAX_IRQ)
 		return -22;
+	if (s->deadline_ns & RTM_DL_MISSES_ONLY)	/* 292 years */
+		return -22;
 	/* timer kinds: known ones, and only for sources with timers */
 	if ((s->timers & ~(u32)RTM_TIMERS_ALL) ||
 	    (s->timers && s->src != RTM_SRC_ANY && s->src != RTM_SRC_TIMER))
@@ -102,6 +99,8 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	t->src = s->src;
 	t->irq = s->src == RTM_SRC_IRQ ? s->irq : 0;
 	t->deadline = s->deadline_ns;
+	t->dl_emit = s->deadline_ns |
+		     (s->flags & RTM_TGT_MISSES_ONLY ? RTM_DL_MISSES_ONLY : 0);
 	t->end = s->end;
 	t->flags = s->flags;
 	t->has_task = has_task;

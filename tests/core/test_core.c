@@ -679,6 +679,74 @@ static void t_misses_only_numbering(void)
 	end();
 }
 
+/* rtm_complete()'s test point: the control path reuses target 0 */
+void (*rtm_test_before_emit)(struct rtm_core *c, __u32 cpu);
+static const struct rtm_target_spec *reuse_spec;
+static unsigned int reuses;
+
+static void reuse_target(struct rtm_core *c, __u32 cpu)
+{
+	(void)cpu;
+	if (reuse_spec && rtm_core_set_target(c, 0, reuse_spec) == 0)
+		reuses++;
+	reuse_spec = NULL;	/* once */
+}
+
+/*
+ * The misses-only bit goes with the target a completion matched (issue
+ * 22, item 6): target 0 is reused (cleared, set again with or without the
+ * flag) between a completion's lookup and its record, as the control path
+ * on another cpu can. The record follows the target it matched: a met
+ * chain of a misses-only target stays out even when the id is reused
+ * without the flag (it leaked with the 400 ns deadline before), and a met
+ * chain of a plain target is kept even when the id turns misses-only.
+ */
+static void t_misses_only_reuse(void)
+{
+	struct rtm_target_spec mo_spec, plain;
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	struct rtm_stats s;
+	char app[16];
+
+	begin("misses_only_target_reused_before_emit");
+	rtm_params_default(&p, 2);
+	c = mk(&p);
+	comm(app, "app");
+	memset(&mo_spec, 0, sizeof(mo_spec));
+	memcpy(mo_spec.comm, app, RTM_COMM_LEN);
+	mo_spec.src = RTM_SRC_ANY;
+	mo_spec.end = RTM_END_SWITCH_IN;
+	mo_spec.deadline_ns = 400;
+	mo_spec.flags = RTM_TGT_MISSES_ONLY;
+	plain = mo_spec;
+	plain.flags = 0;
+	plain.deadline_ns = 900;
+	rtm_test_before_emit = reuse_target;
+	/* misses-only, met (100 ns): reused as plain before the emit */
+	CHECK(rtm_core_set_target(c, 0, &mo_spec) == 0);
+	reuse_spec = &plain;
+	irq_wake(c, 0, 10000, 1, 200, "app");
+	rtm_ev_switch(c, 1, 10100, 0, 0, 200, 200, app);
+	CHECK(reuses == 1);
+	CHECK(!rtm_core_read(c, 0, &r) && !rtm_core_read(c, 1, &r));
+	/* plain, met: reused as misses-only before the emit */
+	reuse_spec = &mo_spec;
+	irq_wake(c, 0, 20000, 1, 200, "app");
+	rtm_ev_switch(c, 1, 20100, 0, 0, 200, 200, app);
+	CHECK(reuses == 2);
+	CHECK(rtm_core_read(c, 1, &r) && r.target_id == 0 &&
+	      r.deadline_ns == 900 && !(r.flags & RTM_REC_F_DEADLINE_MISS));
+	rtm_core_stats(c, &s);
+	CHECK(s.records_emitted == 1 && s.records_skipped == 1);
+	/* a deadline with the top bit (the bit's place) is refused */
+	plain.deadline_ns = 1ull << 63;
+	CHECK(rtm_core_set_target(c, 1, &plain) == -22);
+	rtm_test_before_emit = NULL;
+	end();
+}
+
 /* hook that counts what it sees, including records dropped on a full ring */
 static struct {
 	unsigned int calls, ring_full, nest, depth, bad;
@@ -1019,6 +1087,7 @@ int main(void)
 	t_expire_all();
 	t_hook();
 	t_misses_only_numbering();
+	t_misses_only_reuse();
 	t_tick_steps();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
