@@ -1010,6 +1010,9 @@ int main(int argc, char **argv)
 	if (rx_wakeups_asleep)
 		fprintf(stderr, "rtmon-replay: %s: %lu wakeups of a task still current elsewhere but on its way to sleep (its switch-out a block) taken as plain wakeups\n",
 			fname, rx_wakeups_asleep);
+	if (rx_irq_reruns)
+		fprintf(stderr, "rtmon-replay: %s: %lu handled IRQ exits with no waking while the IRQ's thread was awake taken as reruns of the thread\n",
+			fname, rx_irq_reruns);
 	if (rx_not_understood)
 		fprintf(stderr, "rtmon-replay: %s: %lu lines not understood and skipped (first: line %lu)\n",
 			fname, rx_not_understood, first_not_understood);

@@ -167,6 +167,8 @@ struct rx_kev {
 extern unsigned long rx_lock_waits, rx_lock_handovers;
 /* wakings of a task current elsewhere that was on its way to sleep */
 extern unsigned long rx_wakeups_asleep;
+/* handled IRQ exits taken as reruns of the IRQ's awake thread */
+extern unsigned long rx_irq_reruns;
 
 /* the trace's clock, as far as the reader knows it */
 enum rx_clock {

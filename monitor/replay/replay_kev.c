@@ -58,25 +58,71 @@ static bool lock_waiting(__u32 pid)
 	       (in_lock_wait[pid / w] >> (pid % w) & 1);
 }
 
-static void lock_wait_set(__u32 pid, bool on)
+static void pid_bit_set(unsigned long **bits, __u32 pid, bool on)
 {
-	const unsigned int w = 8 * sizeof(*in_lock_wait);
+	const unsigned int w = 8 * sizeof(**bits);
 
 	if (pid >= PID_BITS)
 		return;
-	if (!in_lock_wait) {
+	if (!*bits) {
 		if (!on)
 			return;
-		in_lock_wait = calloc(PID_BITS / w, sizeof(*in_lock_wait));
-		if (!in_lock_wait) {
+		*bits = calloc(PID_BITS / w, sizeof(**bits));
+		if (!*bits) {
 			perror("rtmon-replay");
 			exit(2);
 		}
 	}
 	if (on)
-		in_lock_wait[pid / w] |= 1ul << (pid % w);
+		(*bits)[pid / w] |= 1ul << (pid % w);
 	else
-		in_lock_wait[pid / w] &= ~(1ul << (pid % w));
+		(*bits)[pid / w] &= ~(1ul << (pid % w));
+}
+
+static void lock_wait_set(__u32 pid, bool on)
+{
+	pid_bit_set(&in_lock_wait, pid, on);
+}
+
+/*
+ * IRQ threads. A handler that returns IRQ_WAKE_THREAD while its thread is
+ * awake (woken and not yet through its pass, runnable, running, or waiting
+ * for an rtlock: not TASK_NORMAL) only marks it to run again: no waking
+ * is traced, and irq_handler_exit's ret=handled does not tell it from a
+ * handler that needed no thread. The module sees it and hands the chain
+ * to the thread's next pass (rtm_ev_irq_exit_rerun); the replay infers it:
+ * a handled exit with no waking of the IRQ's thread after it, while that
+ * thread (comm "irq/N-...", learned from the events naming it) is awake
+ * (since its last waking, or switch-in, and not switched out blocked
+ * outside a lock wait). Unknown at the start of the trace: asleep.
+ */
+#define IRQ_THREADS	4096
+static struct {
+	__u32 pid;
+	char comm[RTM_COMM_LEN];
+} irq_thread[IRQ_THREADS];
+static unsigned long *awake;
+unsigned long rx_irq_reruns;
+
+static void irq_thread_learn(__u32 pid, const char *comm)
+{
+	unsigned long n;
+	char *end;
+
+	if (strncmp(comm, "irq/", 4))
+		return;
+	n = strtoul(comm + 4, &end, 10);
+	if (end == comm + 4 || *end != '-' || n >= IRQ_THREADS)
+		return;
+	irq_thread[n].pid = pid;
+	memcpy(irq_thread[n].comm, comm, RTM_COMM_LEN);
+}
+
+static bool is_awake(__u32 pid)
+{
+	const unsigned int w = 8 * sizeof(*awake);
+
+	return awake && pid < PID_BITS && (awake[pid / w] >> (pid % w) & 1);
 }
 static __u64 next_tick;
 enum rx_clock rx_trace_clock = RX_CLOCK_GUESS;
@@ -133,7 +179,17 @@ static void ft_flush_exit(__u32 cpu, bool woke)
 	if (!fc->exit_pending)
 		return;
 	fc->exit_pending = false;
-	rtm_ev_irq_exit(core, cpu, fc->exit_ts, fc->exit_irq, woke, 0);
+	if (!woke && fc->exit_irq < IRQ_THREADS && irq_thread[fc->exit_irq].pid &&
+	    is_awake(irq_thread[fc->exit_irq].pid)) {
+		__u32 pid = irq_thread[fc->exit_irq].pid;
+
+		rx_irq_reruns++;
+		rtm_ev_irq_exit_rerun(core, cpu, fc->exit_ts, fc->exit_irq, pid,
+				      irq_thread[fc->exit_irq].comm,
+				      running_cpu(pid));
+	} else {
+		rtm_ev_irq_exit(core, cpu, fc->exit_ts, fc->exit_irq, woke, 0);
+	}
 	after_event();
 }
 
@@ -360,6 +416,8 @@ static void kev_apply(const struct rx_kev *e)
 				  soft ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 		break;
 	case RX_KEV_WAKING:
+		irq_thread_learn(e->next, e->next_comm);
+		pid_bit_set(&awake, e->next, true);
 		if (lock_waiting(e->next)) {
 			rx_lock_handovers++;	/* a lock handed over */
 			break;
@@ -387,11 +445,15 @@ static void kev_apply(const struct rx_kev *e)
 		fc->tsoft = 0;
 		fc->tdepth = 0;
 		track_switch(c, e->next);
+		irq_thread_learn(e->next, e->next_comm);
+		pid_bit_set(&awake, e->next, true);
 		blocked = e->prev_state;
 		if (blocked && lock_waiting(e->prev)) {
 			rx_lock_waits++;	/* a lock wait, not the end */
 			blocked = 0;
 		}
+		if (blocked)
+			pid_bit_set(&awake, e->prev, false);
 		rtm_ev_switch(core, c, ts, e->prev, blocked, e->next, 0,
 			      e->next_comm);
 		break;

@@ -20,7 +20,7 @@
 # probe and by the tracer's on the same tracepoint, so a few us apart).
 # Overdue reports are counted apart (they depend on when each side's tick
 # ran). Asserts, per target: the completed chains joined one to one
-# (>= 98% of both sides; 90% for dispatch_test, below), the same hops (event, pid, cpu) for >= 98% of
+# (>= 98% of both sides; 95% for dispatch_test, below), the same hops (event, pid, cpu) for >= 98% of
 # the joined, timer starts equal, latencies within 100 us for 95% (the
 # module's probe and ftrace's read the clock at different instructions of
 # one tracepoint, and a vCPU may stall between them: within 1 us only
@@ -161,13 +161,12 @@ for tid, name in names.items():
     if name == "cyclictest" and any(r["start_ns"] != q["start_ns"] for r, q in pairs):
         print("  cyclictest: a timer chain starts elsewhere in the replay")
         ok = False
-    # dispatch_test's feeder is woken by the device's interrupt while it
-    # may still be current on the other cpu, inside __schedule on its way
-    # to sleep: the replay tells that by the feeder's next event there, and
-    # cannot wait for it past the waker's own next event (the fork must
-    # happen in the waker's context); under emulation that order is
-    # sometimes the other one (6.1 mainline: 4 of 60 lost): 90% there
-    need = (0.9 if name == "dispatch" else 0.98) * max(len(m_in), len(p))
+    # dispatch_test's chains: 95% (the module loses one now and then on
+    # 6.12-rt, 58 of 60 joined in 2 of 5 make check runs; the replay lost
+    # up to 4 of 60 on 6.1 mainline, a feeder woken on its way to sleep
+    # (8f8d02b), and on PREEMPT_RT the IRQs that found their thread awake
+    # (a rerun, no waking traced: now inferred), all 60 of 60 now)
+    need = (0.95 if name == "dispatch" else 0.98) * max(len(m_in), len(p))
     if len(pairs) < need or len(same) < 0.98 * len(pairs) or p95 > 100000:
         ok = False
     if name == "cyclictest" and len(pairs) < 0.9 * loops:
@@ -180,6 +179,13 @@ for t in table:
           f"{t[11][0]:>6}/{t[11][1]}")
 print("module counters: " + ", ".join(f"{k} {v}" for k, v in sorted(json.load(open(W + "/c1.json")).get("counters", {}).items())
       if isinstance(v, int) and v)[:500])
+# IRQs that found their thread awake (no waking traced): the module sees
+# the thread's state, the replay infers it from the trace
+drops = lambda f: json.load(open(W + f))["counters"]["drops"]
+d0, d1 = drops("/c0.json"), drops("/c1.json")
+rc = counters[-1] if counters else {}
+print(f"irq threads found awake (rerun / coalesced): module {d1['irq_rerun'] - d0['irq_rerun']} / "
+      f"{d1['irq_coalesced'] - d0['irq_coalesced']}, replay {rc.get('irq_rerun')} / {rc.get('irq_coalesced')}")
 sys.exit(0 if ok else 1)
 PY
 echo "replay-module: ok"
