@@ -243,13 +243,24 @@ static void rtmon_sched_waking(void *data, struct task_struct *p)
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
+	long blocked;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_SWITCH);
 	if (!c)
 		return;
-	rtm_ev_switch(c, smp_processor_id(), rtmon_now(), prev->pid,
-		      rtmon_switch_blocked(preempt, rtmon_prev_state(prev)),
+	blocked = rtmon_switch_blocked(preempt, rtmon_prev_state(prev));
+	/*
+	 * Blocked while a try_to_wake_up() of it holds its pi_lock: that
+	 * waker found it still queued and current (a sched_waking traced,
+	 * seen as a wakeup of a running task) and now waits for this
+	 * runqueue's lock; it wakes the task after this switch, with no
+	 * second sched_waking (6.12-rt, replay-module: the dispatch_test
+	 * feeder's chain was lost so).
+	 */
+	if (blocked && raw_spin_is_locked(&prev->pi_lock))
+		blocked = RTM_SWITCH_WAKE_PENDING;
+	rtm_ev_switch(c, smp_processor_id(), rtmon_now(), prev->pid, blocked,
 		      next->pid, next->tgid, next->comm);
 }
 

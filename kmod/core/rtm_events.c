@@ -566,6 +566,7 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 		return;
 	}
 	pid = br->pid;	/* nb belongs to run_cpu's slot once published */
+	br->flags |= RTM_BF_RUNWAKE;
 	old = rtm_xchg32(&c->cpus[run_cpu].task_cur, nb);
 	if (old)
 		rtm_branch_free(c, cpu, old, rtm_br(c, old)->pid == pid ?
@@ -718,6 +719,17 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	if (rtm_branch_done(c, b)) {
 		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
 		return;
+	}
+	if (rtm_unlikely(br->flags & RTM_BF_RUNWAKE)) {
+		br->flags &= ~RTM_BF_RUNWAKE;
+		/*
+		 * The wakeup that handed b found the task current, on its way
+		 * to sleep, and is delivered after this switch: b's work is
+		 * still to be done, at the task's next switch_in (as a
+		 * preempted task's), not ended by this block.
+		 */
+		if (prev_state == RTM_SWITCH_WAKE_PENDING)
+			prev_state = 0;
 	}
 	if (!prev_state) {
 		/* preempted: keep the branch until it runs again */

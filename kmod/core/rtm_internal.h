@@ -300,6 +300,9 @@ struct rtm_chain {
 					 * a softirq, began work) since it
 					 * became this task's branch: an IRQ
 					 * thread's pass has handed its work on */
+#define RTM_BF_RUNWAKE		0x04	/* handed by a wakeup that found the
+					 * task current (rtm_wake_running),
+					 * no switch of the task since */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xffff, "RTM_BF_COOKIE fits branch flags");

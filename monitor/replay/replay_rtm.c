@@ -221,8 +221,10 @@ static void rtm_line(char *line)
 		if (v) {
 			if (!strcmp(v, "R") || !strcmp(v, "R+") || !strcmp(v, "0"))
 				st = 0;
+			else if (!strcmp(v, "W") || !strcmp(v, "2"))
+				st = RTM_SWITCH_WAKE_PENDING;
 			else if (strcmp(v, "S") && strcmp(v, "D") && strcmp(v, "1"))
-				input_error("bad state '%s' (0|1|R|S|D)", v);
+				input_error("bad state '%s' (0|1|2|R|S|D|W)", v);
 		}
 		comm_copy(comm, kv_get(kv, m, "comm", false));
 		x = kv_u32(kv, m, "next", true, 0);
