@@ -110,6 +110,37 @@ static void list_dir(const char *dir, struct snap_file **v, size_t *n, size_t *c
 	closedir(d);
 }
 
+/*
+ * A copy or an explanation is written to NAME.tmp and renamed when whole,
+ * by the snapshot worker, which also runs this: any miss-*.tmp found here
+ * was cut short by a run that stopped (killed) during it. Its miss line
+ * names a file that will never exist: say which, and remove the part.
+ */
+static void remove_cut_short(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[600];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "miss-", 5) || len <= 4 ||
+		    strcmp(e->d_name + len - 4, ".tmp"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (unlink(p) && errno != ENOENT)
+			rtmond_log("snapshot: cannot remove %s: %s", p, strerror(errno));
+		else
+			rtmond_log("snapshot: %.*s was cut short when rtmond stopped "
+				   "(killed?): removed %s, its miss line names no file",
+				   (int)(len - 4), e->d_name, e->d_name);
+	}
+	closedir(d);
+}
+
 static int by_age(const void *a, const void *b)
 {
 	const struct snap_file *x = a, *y = b;
@@ -126,6 +157,8 @@ void rtmond_budget_prune(void)
 	uint64_t total = 0, freed = 0;
 	time_t now = time(NULL);
 
+	if (ftrace_dir[0])
+		remove_cut_short(ftrace_dir);
 	if (!max_disk && !max_age_ns)
 		return;
 	if (ftrace_dir[0])

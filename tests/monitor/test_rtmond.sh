@@ -287,6 +287,9 @@ budget_test() {
 	head -c 102400 /dev/zero >"$dir/lttng/miss-a-1-20260101-000000-0/ust/data"
 	touch -d "@$(( $(date +%s) - 7200 ))" "$dir/lttng/miss-a-1-20260101-000000-0"
 	: >"$dir/ftrace/notours.txt"
+	# a copy a killed run cut short, and a .tmp not ours
+	head -c 1000 /dev/zero >"$dir/ftrace/miss-a-11.txt.tmp"
+	: >"$dir/ftrace/notours.tmp"
 	# max_age alone first: 55 min takes the 4 copies older and the LTTng one
 	conf "$dir" A
 	sed -i 's/snapshot = { /snapshot = { max_disk = "0"; max_age = "55min"; /' rtmon.conf
@@ -296,6 +299,12 @@ budget_test() {
 		pass "budget-age (max_age 55min: the 5 snapshots older removed, 6 kept)"
 	else
 		fail budget-age "$(cd "$dir" && ls ftrace lttng | tr '\n' ' '); $(grep budget rtmond.log)"
+	fi
+	if [ ! -e "$dir/ftrace/miss-a-11.txt.tmp" ] && [ -e "$dir/ftrace/notours.tmp" ] &&
+	   grep -q "snapshot: miss-a-11.txt was cut short when rtmond stopped" rtmond.log; then
+		pass "cut-short (a snapshot copy a killed run left half done: removed at start, named in the log)"
+	else
+		fail cut-short "$(ls "$dir/ftrace" | tr '\n' ' '); $(grep -i "cut short" rtmond.log)"
 	fi
 	for ((i = 1; i <= 4; i++)); do	# back for the size budget
 		f=$dir/ftrace/miss-a-$i.txt

@@ -146,8 +146,8 @@ grep -q "rtmond.seq is of another module load" $T/rtmond3.log ||
 	fail "rtmond took the first load's rtmond.seq for this one's: $(grep -i seq $T/rtmond3.log | head -n 3)"
 ! grep -q "read again" $T/rtmond3.log || fail "after the reload: $(grep 'read again' $T/rtmond3.log)"
 md5sum -c --quiet $T/ftrace1.md5 || fail "a snapshot file of the first load changed after the reload"
-python3 - "$out" "$tag2" <<'PY'
-import json, os, sys
+python3 - "$out" "$tag2" "$T/rtmond2.log" <<'PY'
+import json, os, re, sys
 out, tag2 = sys.argv[1], sys.argv[2]
 misses = [json.loads(l) for l in open(out + "/misses.jsonl")]
 # each line says its module load
@@ -163,6 +163,14 @@ print(f"first load: {len(first)} misses, {len(set(f1))} ftrace snapshots; after 
 assert f2, "no ftrace snapshot after the reload"
 assert all(os.path.basename(f).startswith(f"miss-{tag2}-") for f in f2), f2[:3]
 assert not set(f1) & set(f2), f"a snapshot name of the first load used again: {sorted(set(f1) & set(f2))[:3]}"
-assert all(os.path.exists(f) for f in f1 + f2), "a miss line points at no file"
+# the kill may cut a snapshot's copy short: the restarted rtmond removes
+# the part and names it (CI once: miss-LOAD-82.txt.tmp left, its line
+# pointing at no file); any other missing file is an error
+cut = set(re.findall(r"snapshot: (\S+) was cut short", open(sys.argv[3]).read()))
+gone = sorted({f for f in f1 + f2 if not os.path.exists(f)})
+print(f"snapshot files missing: {len(gone)}, cut short by the kill and named by the restarted rtmond: "
+      f"{sorted(cut)}")
+assert all(os.path.basename(f) in cut for f in gone), f"a miss line points at no file: {gone[:3]}"
+assert len(cut) <= 2, f"more than the kill can cut short: {sorted(cut)}"
 PY
 echo "rtmond-restart: ok"
