@@ -67,6 +67,12 @@ static int remove_one(const char *p, const struct stat *st, int type, struct FTW
 }
 
 /* Append DIR's miss-* entries to *v (n used, cap allocated). */
+/* NAME.tmp: a copy or an explanation being written (renamed when whole) */
+static int is_tmp(const char *name, size_t len)
+{
+	return len > 4 && !strcmp(name + len - 4, ".tmp");
+}
+
 static void list_dir(const char *dir, struct snap_file **v, size_t *n, size_t *cap)
 {
 	DIR *d = opendir(dir);
@@ -79,8 +85,7 @@ static void list_dir(const char *dir, struct snap_file **v, size_t *n, size_t *c
 		struct snap_file *f;
 		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "miss-", 5) ||
-		    (len > 4 && !strcmp(e->d_name + len - 4, ".tmp")))
+		if (strncmp(e->d_name, "miss-", 5) || is_tmp(e->d_name, len))
 			continue;	/* not a snapshot, or one being copied */
 		if (*n == *cap) {
 			struct snap_file *nv = realloc(*v, (*cap ? *cap * 2 : 64) * sizeof(**v));
@@ -111,14 +116,14 @@ static void list_dir(const char *dir, struct snap_file **v, size_t *n, size_t *c
 }
 
 /*
- * A copy or an explanation is written to NAME.tmp and renamed when whole,
- * by the snapshot worker, which also runs this: any miss-*.tmp found here
- * was cut short by a run that stopped (killed) during it. Its miss line
- * names a file that will never exist: say which, and remove the part.
+ * Only the snapshot worker writes NAME.tmp, and it renames or removes each
+ * before its next job: at start (and reload), any miss-*.tmp was cut short
+ * by a run that stopped (killed) during it. Its miss line names a file
+ * that will never exist: say which, and remove the part. Run by the worker.
  */
-static void remove_cut_short(const char *dir)
+void rtmond_budget_remove_cut_short(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = ftrace_dir[0] ? opendir(ftrace_dir) : NULL;
 	struct dirent *e;
 	char p[600];
 
@@ -127,10 +132,9 @@ static void remove_cut_short(const char *dir)
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "miss-", 5) || len <= 4 ||
-		    strcmp(e->d_name + len - 4, ".tmp"))
+		if (strncmp(e->d_name, "miss-", 5) || !is_tmp(e->d_name, len))
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		snprintf(p, sizeof(p), "%s/%s", ftrace_dir, e->d_name);
 		if (unlink(p) && errno != ENOENT)
 			rtmond_log("snapshot: cannot remove %s: %s", p, strerror(errno));
 		else
@@ -157,8 +161,6 @@ void rtmond_budget_prune(void)
 	uint64_t total = 0, freed = 0;
 	time_t now = time(NULL);
 
-	if (ftrace_dir[0])
-		remove_cut_short(ftrace_dir);
 	if (!max_disk && !max_age_ns)
 		return;
 	if (ftrace_dir[0])

@@ -146,6 +146,8 @@ void rtmond_writer_stop(void);		/* after writing what was published */
 /* budget.c (the snapshot worker): snapshot.max_disk and max_age */
 void rtmond_budget_set(const struct rtmond_config *c);
 void rtmond_budget_prune(void);
+/* at start and reload: miss-*.tmp left by a killed run, removed and named */
+void rtmond_budget_remove_cut_short(void);
 
 /* explain_job.c (the snapshot worker): explain the misses of a snapshot
  * into DIR/plan->explain (JSON lines), their cause time into the metrics */

@@ -507,6 +507,7 @@ static void *worker(void *arg)
 			wk_prune = 0;
 			wk_busy = 1;
 			pthread_mutex_unlock(&wk_lock);
+			rtmond_budget_remove_cut_short();
 			rtmond_budget_prune();
 			pthread_mutex_lock(&wk_lock);
 			wk_busy = 0;
