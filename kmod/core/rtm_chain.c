@@ -480,7 +480,8 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 	u32 s = rtm_ld32(&ch->state);
 	/* a cookie branch completes with its cookie in the record */
 	u32 flags = br->flags & RTM_BF_COOKIE;
-	u64 start;
+	/* the deadline itself (the misses-only bit goes on to the emit) */
+	u64 dl = deadline & ~RTM_DL_MISSES_ONLY, start;
 
 	for (;;) {
 		if (s & RTM_CS_DONE)
@@ -490,8 +491,7 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 		s = rtm_ld32(&ch->state);
 	}
 	start = rtm_ld64(&ch->start);
-	if ((deadline & ~RTM_DL_MISSES_ONLY) && ts > start &&
-	    ts - start > (deadline & ~RTM_DL_MISSES_ONLY))
+	if (dl && ts > start && ts - start > dl)
 		flags |= RTM_REC_F_DEADLINE_MISS;
 	if (s & RTM_CS_OVERDUE)
 		flags |= RTM_REC_F_WAS_OVERDUE;

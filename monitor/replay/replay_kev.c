@@ -50,12 +50,16 @@ static struct ft_cpu ftc[NCPU_FT];
 static unsigned long *in_lock_wait;
 unsigned long rx_lock_waits, rx_lock_handovers;
 
+static bool pid_bit(const unsigned long *bits, __u32 pid)
+{
+	const unsigned int w = 8 * sizeof(*bits);
+
+	return bits && pid < PID_BITS && (bits[pid / w] >> (pid % w) & 1);
+}
+
 static bool lock_waiting(__u32 pid)
 {
-	const unsigned int w = 8 * sizeof(*in_lock_wait);
-
-	return in_lock_wait && pid < PID_BITS &&
-	       (in_lock_wait[pid / w] >> (pid % w) & 1);
+	return pid_bit(in_lock_wait, pid);
 }
 
 static void pid_bit_set(unsigned long **bits, __u32 pid, bool on)
@@ -118,12 +122,6 @@ static void irq_thread_learn(__u32 pid, const char *comm)
 	memcpy(irq_thread[n].comm, comm, RTM_COMM_LEN);
 }
 
-static bool is_awake(__u32 pid)
-{
-	const unsigned int w = 8 * sizeof(*awake);
-
-	return awake && pid < PID_BITS && (awake[pid / w] >> (pid % w) & 1);
-}
 static __u64 next_tick;
 enum rx_clock rx_trace_clock = RX_CLOCK_GUESS;
 static struct { __u64 id, expires; } timers[TIMER_HASH];
@@ -180,7 +178,7 @@ static void ft_flush_exit(__u32 cpu, bool woke)
 		return;
 	fc->exit_pending = false;
 	if (!woke && fc->exit_irq < IRQ_THREADS && irq_thread[fc->exit_irq].pid &&
-	    is_awake(irq_thread[fc->exit_irq].pid)) {
+	    pid_bit(awake, irq_thread[fc->exit_irq].pid)) {
 		__u32 pid = irq_thread[fc->exit_irq].pid;
 
 		rx_irq_reruns++;

@@ -59,9 +59,9 @@ static void comm(char *dst, const char *s)
 	strncpy(dst, s, RTM_COMM_LEN - 1);
 }
 
-static int target(struct rtm_core *c, unsigned int id, const char *name,
-		  unsigned int src, unsigned int irq, unsigned int endc,
-		  unsigned long long dl)
+static struct rtm_target_spec spec(const char *name, unsigned int src,
+				   unsigned int irq, unsigned int endc,
+				   unsigned long long dl)
 {
 	struct rtm_target_spec t;
 
@@ -72,6 +72,15 @@ static int target(struct rtm_core *c, unsigned int id, const char *name,
 	t.irq = irq;
 	t.end = endc;
 	t.deadline_ns = dl;
+	return t;
+}
+
+static int target(struct rtm_core *c, unsigned int id, const char *name,
+		  unsigned int src, unsigned int irq, unsigned int endc,
+		  unsigned long long dl)
+{
+	struct rtm_target_spec t = spec(name, src, irq, endc, dl);
+
 	return rtm_core_set_target(c, id, &t);
 }
 
@@ -634,11 +643,7 @@ static void t_misses_only_numbering(void)
 	c = mk(&p);
 	comm(app, "app");
 	comm(oth, "other");
-	memset(&t, 0, sizeof(t));
-	memcpy(t.comm, app, RTM_COMM_LEN);
-	t.src = RTM_SRC_ANY;
-	t.end = RTM_END_SWITCH_IN;
-	t.deadline_ns = 400;
+	t = spec("app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 400);
 	t.flags = 0x80;
 	CHECK(rtm_core_set_target(c, 0, &t) == -22);	/* unknown flag */
 	t.flags = RTM_TGT_MISSES_ONLY;
@@ -714,15 +719,9 @@ static void t_misses_only_reuse(void)
 	rtm_params_default(&p, 2);
 	c = mk(&p);
 	comm(app, "app");
-	memset(&mo_spec, 0, sizeof(mo_spec));
-	memcpy(mo_spec.comm, app, RTM_COMM_LEN);
-	mo_spec.src = RTM_SRC_ANY;
-	mo_spec.end = RTM_END_SWITCH_IN;
-	mo_spec.deadline_ns = 400;
+	mo_spec = spec("app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 400);
 	mo_spec.flags = RTM_TGT_MISSES_ONLY;
-	plain = mo_spec;
-	plain.flags = 0;
-	plain.deadline_ns = 900;
+	plain = spec("app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 900);
 	rtm_test_before_emit = reuse_target;
 	/* misses-only, met (100 ns): reused as plain before the emit */
 	CHECK(rtm_core_set_target(c, 0, &mo_spec) == 0);
