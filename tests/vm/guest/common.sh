@@ -31,6 +31,16 @@ rtmon_cleanup() {
 trap rtmon_cleanup EXIT
 trap 'exit 143' TERM INT
 
+# kmsg_has ERE: the kernel log has a line matching ERE. Not "dmesg | grep
+# -q": under pipefail, grep -q leaving at the first match can kill dmesg
+# with SIGPIPE while it still writes, and the pipeline then fails although
+# the line is there (armhf unload-clean, check13)
+kmsg_has() {
+	local log
+	log=$(dmesg) || fail "dmesg failed"
+	grep -qE -- "$1" <<<"$log"
+}
+
 rtmon_load() {
 	insmod "$RTMON_KO" "$@" || fail "insmod $RTMON_KO $* failed: $(dmesg | grep rtmon | tail -n 2)"
 	[ -r /proc/rtmon/status ] || fail "/proc/rtmon/status missing after load"

@@ -55,7 +55,7 @@ wait_lines() {
 # ---- setup ----
 chip=$("$SIM/sim-setup.sh") || fail "sim-setup.sh failed"
 note "chip $chip: $(gpiodetect | grep "^$chip ")"
-gpiodetect | grep -q "^$chip \[rtmon-loop\] (8 lines)" || fail "gpiodetect: $chip is not [rtmon-loop] (8 lines): $(gpiodetect)"
+grep -q "^$chip \[rtmon-loop\] (8 lines)" <<<"$(gpiodetect)" || fail "gpiodetect: $chip is not [rtmon-loop] (8 lines): $(gpiodetect)"
 gpioinfo "$chip" >"$W/gpioinfo.txt"
 for l in "0 stim-out" "1 stim-in" "2 resp-out" "3 resp-in"; do
 	set -- $l
@@ -251,7 +251,7 @@ d=/sys/kernel/config/gpio-sim/rtmon-fit
 mkdir "$d" "$d/bank0"
 echo 8 >"$d/bank0/num_lines"
 echo 1 >"$d/live"
-dmesg | grep -q 'wire 0>9 ignored: 8 lines' || fail "no warning for wire 0>9 in an 8-line bank: $(dmesg | tail -n 3)"
+kmsg_has 'wire 0>9 ignored: 8 lines' || fail "no warning for wire 0>9 in an 8-line bank: $(dmesg | tail -n 3)"
 note "wire 0>9 in an 8-line bank: $(dmesg | grep -o 'wire 0>9 ignored.*' | tail -n 1)"
 echo 0 >"$d/live"
 rmdir "$d/bank0" "$d"

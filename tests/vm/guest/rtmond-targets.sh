@@ -61,8 +61,8 @@ run_rtmond
 	fail "rtmonctl targets add failed"
 note "after the first run and rtmonctl's X:"; targets | sed 's/^/#   /'
 [ -n "$(id_of A)" ] && [ -n "$(id_of B)" ] && [ -n "$(id_of X)" ] || fail "A, B or X missing"
-targets | grep -q "^[0-9]* A rtmond$" || fail "A is not tagged as rtmond's"
-targets | grep -q "^[0-9]* X$" || fail "rtmonctl's X is tagged as rtmond's"
+grep -q "^[0-9]* A rtmond$" <<<"$(targets)" || fail "A is not tagged as rtmond's"
+grep -q "^[0-9]* X$" <<<"$(targets)" || fail "rtmonctl's X is tagged as rtmond's"
 idA=$(id_of A)
 
 conf A C

@@ -18,7 +18,7 @@ for p in $RTMON_PROBES; do
 done
 grep -q '^timer kinds told apart: sleeper timerfd posix timerlat$' /proc/rtmon/status ||
 	fail "timer kinds: $(grep '^timer kinds' /proc/rtmon/status)"
-dmesg | grep -q 'rtmon: .* loaded' || fail "no load message in dmesg"
+kmsg_has 'rtmon: .* loaded' || fail "no load message in dmesg"
 $RTMONCTL status >/dev/null || fail "rtmonctl status failed"
 rtmon_unload
 echo "module-load: ok"

@@ -10,7 +10,7 @@ rtmon_unload
 [ ! -e /proc/rtmon ] || fail "/proc/rtmon still there after rmmod"
 [ ! -e /sys/module/rtmon ] || fail "/sys/module/rtmon still there after rmmod"
 ! grep -q '\[rtmon\]' /proc/kallsyms || fail "rtmon symbols still in /proc/kallsyms"
-dmesg | grep -q 'rtmon: unloaded' || fail "no unload message in dmesg"
+kmsg_has 'rtmon: unloaded' || fail "no unload message in dmesg"
 rtmon_load
 after=$(probe_hits hrtimer_expire_entry)
 [ "$after" -lt "$before" ] || fail "counts not reset by reload ($after after reload, $before before)"
