@@ -17,7 +17,8 @@
  * Both threads are pinned to one cpu (-c). A first loop warms up unmeasured;
  * every loop after it prints one JSON line
  * (cookie, the thread ids, the waiter's CLOCK_MONOTONIC reads around each
- * marker and the mutex) for the test to join with rtmon's records.
+ * marker and the mutex, whether the mutex was held when the waiter came:
+ * "contended") for the test to join with rtmon's records.
  *
  *   pi_test [-n LOOPS] [-i PERIOD_US] [-H HOLD_US] [-p PRIO] [-c CPU]
  */
@@ -168,12 +169,18 @@ int main(int argc, char **argv)
 	for (k = 0; k <= loops; k++) {
 		struct timespec t = at(k, 0);
 		uint64_t woke, begin, locked, end;
+		int contended;
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
 		woke = now_ns();
 		begin = now_ns();
 		rtmon_work_begin((uint64_t)k);
-		pthread_mutex_lock(&pi_lock);
+		/* the trylock tells a contended lock from a wait the waiter
+		 * did not have (under emulation a vCPU can stand still for
+		 * milliseconds between begin and locked, the mutex free) */
+		contended = pthread_mutex_trylock(&pi_lock) == EBUSY;
+		if (contended)
+			pthread_mutex_lock(&pi_lock);
 		locked = now_ns();
 		pthread_mutex_unlock(&pi_lock);
 		end = now_ns();
@@ -182,9 +189,10 @@ int main(int argc, char **argv)
 			continue;
 		printf("{\"cookie\": %ld, \"waiter\": %ld, \"owner\": %d, \"expiry_ns\": %" PRIu64
 		       ", \"woke_ns\": %" PRIu64 ", \"begin_ns\": %" PRIu64 ", \"locked_ns\": %" PRIu64
-		       ", \"end_ns\": %" PRIu64 ", \"end_after_ns\": %" PRIu64 "}\n",
+		       ", \"end_ns\": %" PRIu64 ", \"end_after_ns\": %" PRIu64
+		       ", \"contended\": %d}\n",
 		       k, (long)syscall(SYS_gettid), owner_tid, ts_ns(&t), woke, begin,
-		       locked, end, now_ns());
+		       locked, end, now_ns(), contended);
 		fflush(stdout);
 	}
 	pthread_join(ot, &orc);
