@@ -19,7 +19,8 @@
 # running): the flood's IRQ thread, by the IRQ number of the flood.
 # The test measures, from each miss's own snapshot and independently of
 # the explanation code, how long cpu 1 ran the flood IRQ's contexts (its
-# thread, its hard handler) inside the chain; a miss where that is at
+# thread, less the softirqs and other IRQs served on top of it; its hard
+# handler) inside the chain; a miss where that is at
 # least half the latency is one the flood made. Rounds of 5 floods run
 # until two such misses (a round may have none: emulated timing), 8 at
 # most. Asserts: at least one explained miss with the flood's IRQ as its
@@ -113,13 +114,19 @@ irqno = re.compile(r"irq=(\d+)")
 
 
 def flood_time(m):
-    """ns cpu 1 spent in the flood IRQ's contexts (its threads running,
-    its hard handler) inside the chain; None if the snapshot does not
-    show cpu 1's state at the chain's start"""
+    """ns cpu 1 spent in the flood IRQ's contexts (its threads running
+    their own code, its hard handler) inside the chain; None if the
+    snapshot does not show cpu 1's state at the chain's start. A softirq
+    or another IRQ's handler that runs on top of the thread (at an
+    interrupt's exit; on PREEMPT_RT in the thread's local_bh_enable) is
+    not the thread's time: the softirq's host is its pid at softirq_entry,
+    and the softirq counts only while that host is current"""
     s, e = m["start_ns"], m["end_ns"]
     known = False
     thread = False
     hard = 0
+    other = 0
+    cur = soft_host = None
     since = None
     total = 0
     first = None
@@ -132,18 +139,27 @@ def flood_time(m):
             first = ts
         if ts > e:
             break
-        on = thread or hard > 0
+        on = (thread and other == 0 and soft_host != cur) or hard > 0
+        if not known:
+            # the task that runs now (before the first switch seen)
+            thread = bool(thread_re.match(x[1].strip()))
+            cur = int(x[2])
+            known = True
         if x[6] == "sched_switch":
             n = nxt.search(x[7])
             thread = bool(thread_re.match(n[1]))
-            known = True
-        elif x[6] in ("irq_handler_entry", "irq_handler_exit") and int(irqno.search(x[7])[1]) == irq:
-            hard = 1 if x[6] == "irq_handler_entry" else 0
-        elif not known:
-            # the task that runs now (before the first switch seen)
-            thread = bool(thread_re.match(x[1].strip()))
-            known = True
-        now = thread or hard > 0
+            cur = int(n[2])
+        elif x[6] in ("irq_handler_entry", "irq_handler_exit"):
+            entry = x[6] == "irq_handler_entry"
+            if int(irqno.search(x[7])[1]) == irq:
+                hard = 1 if entry else 0
+            else:
+                other = 1 if entry else 0
+        elif x[6] == "softirq_entry":
+            soft_host = cur
+        elif x[6] == "softirq_exit":
+            soft_host = None
+        now = (thread and other == 0 and soft_host != cur) or hard > 0
         if on != now:
             if now:
                 since = ts
