@@ -323,6 +323,7 @@ struct task_state {
 	enum tstate st;
 	int cpu;
 	char blocked[8];	/* prev_state when it blocked */
+	uint64_t since;		/* when it blocked (0: before the snapshot) */
 	struct fts_task self;
 };
 
@@ -349,6 +350,7 @@ static void task_apply(struct task_state *s, const struct fts_event *e,
 			s->st = T_PREEMPTED;
 		} else {
 			s->st = T_BLOCKED;
+			s->since = e->ts;
 			snprintf(s->blocked, sizeof(s->blocked), "%s", e->prev_state);
 		}
 	} else if (e->type == FTS_WAKING) {
@@ -360,13 +362,18 @@ static void task_apply(struct task_state *s, const struct fts_event *e,
 	}
 }
 
-/* The waking of pid after from (its waker), or NULL. */
+/*
+ * The waking that ends the block of pid: its next event from index i on
+ * (a migration aside), if that is a waking (its waker), else NULL. Not bounded by the stretch
+ * being explained: a hop (its time read by the module, microseconds off
+ * the trace's) may end the stretch just before the waking.
+ */
 static const struct fts_event *next_waking(const struct fts_trace *t, size_t i,
-					   uint64_t b, uint32_t pid)
+					   uint32_t pid)
 {
-	for (; i < t->n && t->ev[i].ts <= b; i++)
-		if (t->ev[i].type == FTS_WAKING && t->ev[i].a.pid == pid)
-			return &t->ev[i];
+	for (; i < t->n; i++)
+		if (task_event(&t->ev[i], pid) && t->ev[i].type != FTS_MIGRATE)
+			return t->ev[i].type == FTS_WAKING ? &t->ev[i] : NULL;
 	return NULL;
 }
 
@@ -428,9 +435,12 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 		break;
 	case T_BLOCKED:
 		task_name(who, sizeof(who), &s->self);
-		wk = next_waking(x->t, i, to, pid);
+		wk = next_waking(x->t, i, pid);
 		if (wk) {
-			int boost = waker_boost(x->t, from, wk);
+			/* the boost from the block's start: an earlier
+			 * stretch may hold the owner's boosted switch-in */
+			int boost = waker_boost(x->t, s->since && s->since < from ?
+						s->since : from, wk);
 
 			task_name(w, sizeof(w), &wk->cur);
 			snprintf(who + strlen(who), sizeof(who) - strlen(who),
