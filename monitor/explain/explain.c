@@ -364,9 +364,10 @@ static void task_apply(struct task_state *s, const struct fts_event *e,
 
 /*
  * The waking that ends the block of pid: its next event from index i on
- * (a migration aside), if that is a waking (its waker), else NULL. Not bounded by the stretch
- * being explained: a hop (its time read by the module, microseconds off
- * the trace's) may end the stretch just before the waking.
+ * (a migration aside), if that is a waking (its waker), else NULL. Not
+ * bounded by the stretch being explained: a hop (its time read by the
+ * module, microseconds off the trace's) may end the stretch just before
+ * the waking.
  */
 static const struct fts_event *next_waking(const struct fts_trace *t, size_t i,
 					   uint32_t pid)
@@ -437,10 +438,11 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 		task_name(who, sizeof(who), &s->self);
 		wk = next_waking(x->t, i, pid);
 		if (wk) {
-			/* the boost from the block's start: an earlier
-			 * stretch may hold the owner's boosted switch-in */
-			int boost = waker_boost(x->t, s->since && s->since < from ?
-						s->since : from, wk);
+			/* the boost from the block's start (never after
+			 * from): an earlier stretch may hold the owner's
+			 * boosted switch-in */
+			int boost = waker_boost(x->t, s->since ? s->since : from,
+						wk);
 
 			task_name(w, sizeof(w), &wk->cur);
 			snprintf(who + strlen(who), sizeof(who) - strlen(who),

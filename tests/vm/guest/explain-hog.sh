@@ -42,17 +42,12 @@ explain_rtmond_start /tmp/explain-hog '{ name = "ct"; comm = "cyclictest"; sourc
 # cpu 1" for a burst). The receive path takes no bottom-half lock, so the
 # hog does not wait for the sender (a timer wakeup would: the expiry lock).
 ip link set lo up
-# rounds of 6 bursts until two of their misses have a snapshot (4 rounds
-# at most): the snapshot worker takes one miss at a time, and an emulated
-# guest that misses every cycle by 200 us keeps it busy (check14 on
-# 6.1-rt: all 10 misses of the 6 bursts found it busy); each round's hog
-# is a new process, its pid in $T/hogs.txt
-: >$T/bursts.txt
-: >$T/hogs.txt
-misses=0
-for ((r = 1; r <= 4; r++)); do
-rm -f $T/bursts-$r.txt.ready
-chrt -f 80 taskset -c 1 python3 -c '
+# hog_round R: one round (the hog, its frame sender, 3 s of cyclictest);
+# its bursts in $T/bursts-R.txt, added to $T/bursts.txt
+hog_round() {
+	local r=$1 i
+	rm -f $T/bursts-$r.txt.ready
+	chrt -f 80 taskset -c 1 python3 -c '
 import socket, sys, time
 w = []
 rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b5))
@@ -66,11 +61,11 @@ for _ in range(6):
     w.append((s, time.monotonic_ns()))
 open(sys.argv[1], "w").write("".join(f"{a} {b}\n" for a, b in w))
 ' $T/bursts-$r.txt &
-hog=$!
-echo $hog >>$T/hogs.txt
-for ((i = 0; i < 300; i++)); do [ -e $T/bursts-$r.txt.ready ] && break; sleep 0.1; done
-[ -e $T/bursts-$r.txt.ready ] || fail "the hog did not start"
-chrt -o 0 taskset -c 1 python3 -c '
+	hog=$!
+	echo $hog >>$T/hogs.txt
+	for ((i = 0; i < 300; i++)); do [ -e $T/bursts-$r.txt.ready ] && break; sleep 0.1; done
+	[ -e $T/bursts-$r.txt.ready ] || fail "the hog did not start"
+	chrt -o 0 taskset -c 1 python3 -c '
 import socket, struct, time
 tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 tx.bind(("lo", 0))
@@ -80,16 +75,21 @@ for _ in range(6):
     tx.send(frame)
     time.sleep(0.35)
 ' &
-sender=$!
-# 2 ms period for 3 s: the bursts (0.5 s after ready, then 6 x ~0.35 s)
-cyclictest -q -t1 -p 50 -a 1 -i 2000 -l 1500 -m >$T/cyclictest-$r.txt 2>&1 || fail "cyclictest failed"
-wait $hog
-hog=
-wait $sender || fail "the frame sender failed"
-sender=
-cat $T/bursts-$r.txt >>$T/bursts.txt
-sleep 1
-n=$(python3 -c '
+	sender=$!
+	# 2 ms period for 3 s: the bursts (0.5 s after ready, then 6 x ~0.35 s)
+	cyclictest -q -t1 -p 50 -a 1 -i 2000 -l 1500 -m >$T/cyclictest-$r.txt 2>&1 ||
+		fail "cyclictest failed"
+	wait $hog
+	hog=
+	wait $sender || fail "the frame sender failed"
+	sender=
+	cat $T/bursts-$r.txt >>$T/bursts.txt
+}
+
+# burst_misses FILE: how many misses so far overlap a burst of FILE by
+# more than their deadline and have an ftrace snapshot
+burst_misses() {
+	python3 -c '
 import json, sys
 b = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
 n = 0
@@ -101,10 +101,24 @@ for l in open(sys.argv[1]):
     ov = sum(max(0, min(y, m["end_ns"]) - max(x, m["start_ns"])) for x, y in b)
     if ov > m["deadline_ns"] and (m.get("snapshot") or {}).get("ftrace"):
         n += 1
-print(n)' $out/misses.jsonl $T/bursts-$r.txt)
-note "round $r: $n misses of the bursts with a snapshot"
-misses=$((misses + n))
-[ "$misses" -ge 2 ] && break
+print(n)' $out/misses.jsonl "$1"
+}
+
+# rounds of 6 bursts until two of their misses have a snapshot (4 rounds
+# at most): the snapshot worker takes one miss at a time, and an emulated
+# guest that misses every cycle by 200 us keeps it busy (check14 on
+# 6.1-rt: all 10 misses of the 6 bursts found it busy); each round's hog
+# is a new process, its pid in $T/hogs.txt
+: >$T/bursts.txt
+: >$T/hogs.txt
+misses=0
+for ((r = 1; r <= 4; r++)); do
+	hog_round $r
+	sleep 1
+	n=$(burst_misses $T/bursts-$r.txt)
+	note "round $r: $n misses of the bursts with a snapshot"
+	misses=$((misses + n))
+	[ "$misses" -ge 2 ] && break
 done
 explain_rtmond_stop
 explain_misses "under the hog"

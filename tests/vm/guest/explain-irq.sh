@@ -20,8 +20,8 @@
 # The test measures, from each miss's own snapshot and independently of
 # the explanation code, how long cpu 1 ran the flood IRQ's contexts (its
 # thread, less the softirqs and other IRQs served on top of it; its hard
-# handler) inside the chain; a miss where that is at
-# least half the latency is one the flood made. Rounds of 5 floods run
+# handler) inside the chain; a miss where that is at least half the
+# latency is one the flood made. Rounds of 5 floods run
 # until two such misses (a round may have none: emulated timing), 8 at
 # most. Asserts: at least one explained miss with the flood's IRQ as its
 # culprit; for every miss the flood made, the culprit is the flood IRQ's
@@ -130,6 +130,8 @@ def flood_time(m):
     since = None
     total = 0
     first = None
+    # the thread runs its own code, or the hard handler runs
+    flood_on = lambda: (thread and other == 0 and soft_host != cur) or hard > 0
     for t in open(m["snapshot"]["ftrace"]):
         x = line.match(t)
         if not x or int(x[3]) != 1:
@@ -139,7 +141,7 @@ def flood_time(m):
             first = ts
         if ts > e:
             break
-        on = (thread and other == 0 and soft_host != cur) or hard > 0
+        on = flood_on()
         if not known:
             # the task that runs now (before the first switch seen)
             thread = bool(thread_re.match(x[1].strip()))
@@ -159,7 +161,7 @@ def flood_time(m):
             soft_host = cur
         elif x[6] == "softirq_exit":
             soft_host = None
-        now = (thread and other == 0 and soft_host != cur) or hard > 0
+        now = flood_on()
         if on != now:
             if now:
                 since = ts

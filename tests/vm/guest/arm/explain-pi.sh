@@ -11,9 +11,10 @@
 # 'rtmonctl explain SEQ' explains each miss with a snapshot. Checks: every
 # explanation adds up to the latency ("sum X of X"); a loop that waited
 # 500 us or more for the mutex (held when it came: its trylock failed;
-# its own clock reads, begin_ns to locked_ns) has a "blocked" part, pi-waiter woken by pi-owner (by pid)
-# boosted to rt 50; at least one such miss has it as the culprit; rtmond's
-# own explanation of each miss names the same culprit as rtmonctl's.
+# its own clock reads, begin_ns to locked_ns) has a "blocked" part,
+# pi-waiter woken by pi-owner (by pid) boosted to rt 50; at least one
+# such miss has it as the culprit; rtmond's own explanation of each miss
+# names the same culprit as rtmonctl's.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/arm/lib.sh"
 
