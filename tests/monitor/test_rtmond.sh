@@ -277,12 +277,15 @@ budget_test() {
 	rm -rf "$dir"
 	mkdir -p "$dir/ftrace" "$dir/lttng/miss-a-1-20260101-000000-0/ust"
 	chmod 0755 "$dir" "$dir/ftrace" "$dir/lttng"
-	# ten ftrace copies of 100 KiB, a minute apart, and one LTTng snapshot
-	# directory of 100 KiB older than all; max_disk 350K keeps the 3 newest
+	# ten ftrace copies of 100 KiB, a minute apart (copy i 59.5 - i minutes
+	# old: 30 s from max_age's 55 min either way, where copy 5, exactly 55
+	# min old, became older while rtmond started on a slow host), and one
+	# LTTng snapshot directory of 100 KiB older than all; max_disk 350K
+	# keeps the 3 newest
 	for ((i = 1; i <= 10; i++)); do
 		f=$dir/ftrace/miss-a-$i.txt
 		head -c 102400 /dev/zero >"$f"
-		touch -d "@$(( $(date +%s) - 3600 + i * 60 ))" "$f"
+		touch -d "@$(( $(date +%s) - 3570 + i * 60 ))" "$f"
 	done
 	head -c 102400 /dev/zero >"$dir/lttng/miss-a-1-20260101-000000-0/ust/data"
 	touch -d "@$(( $(date +%s) - 7200 ))" "$dir/lttng/miss-a-1-20260101-000000-0"
@@ -309,7 +312,7 @@ budget_test() {
 	for ((i = 1; i <= 4; i++)); do	# back for the size budget
 		f=$dir/ftrace/miss-a-$i.txt
 		head -c 102400 /dev/zero >"$f"
-		touch -d "@$(( $(date +%s) - 3600 + i * 60 ))" "$f"
+		touch -d "@$(( $(date +%s) - 3570 + i * 60 ))" "$f"
 	done
 	mkdir -p "$dir/lttng/miss-a-1-20260101-000000-0/ust"
 	head -c 102400 /dev/zero >"$dir/lttng/miss-a-1-20260101-000000-0/ust/data"
