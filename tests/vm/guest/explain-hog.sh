@@ -15,8 +15,10 @@
 # record and its snapshot are kept in the test's output as a fixture.
 # (The deadline is 2 ms, not 1: an emulated guest on a loaded host misses
 # 1 ms all the time, and the snapshot worker, busy with those, had no
-# snapshot left for the bursts.)
-# timeout: 300
+# snapshot left for the bursts.) Timeout 480 s: on a guest that misses
+# every cycle, the 4 rounds leave ~3600 misses, ~190 of them with a
+# snapshot, and one 'rtmonctl explain' of each took 4 minutes (check16).
+# timeout: 480
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 . "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
 
