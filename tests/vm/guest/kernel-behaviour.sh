@@ -39,8 +39,9 @@ echo 1 >$tr/tracing_on
 # RT sleeper: cyclictest at SCHED_FIFO 80
 cyclictest -q -m -p 80 -t 1 -i 2000 -l 300 >$T/ct-rt.out 2>&1 &
 ct1=$!
-# SCHED_OTHER sleeper: cyclictest at priority 0 (SCHED_OTHER)
-cyclictest -q -m -p 0 -t 1 -i 3000 -l 200 >$T/ct-other.out 2>&1 &
+# SCHED_OTHER sleeper: cyclictest's measurement thread at --policy=other
+# (-p 0 alone gives SCHED_FIFO, ftrace prio 97), besides both main threads
+cyclictest -q -m --policy=other -t 1 -i 3000 -l 200 >$T/ct-other.out 2>&1 &
 ct2=$!
 # device interrupts: reads over the 9p share (virtio), each answered by an IRQ
 for i in $(seq 1 100); do
@@ -48,7 +49,7 @@ for i in $(seq 1 100); do
 	cat /rtmon-share/kb-feed >/dev/null
 done
 wait $ct1 || fail "cyclictest -p 80 failed: $(tail -n 2 $T/ct-rt.out)"
-wait $ct2 || fail "cyclictest -p 0 failed: $(tail -n 2 $T/ct-other.out)"
+wait $ct2 || fail "cyclictest --policy=other failed: $(tail -n 2 $T/ct-other.out)"
 echo 0 >$tr/tracing_on
 cp $tr/trace $T/trace.txt
 for e in irq sched timer; do echo 0 >$tr/events/$e/enable; done
@@ -126,19 +127,30 @@ else:
     facts.append(f"waiter woken between irq_handler_entry and exit of the virtio IRQ ({inside} times)")
 
 # 2. sleeper hrtimers: where they expire, and the wakeup inside the callback
-def sleeper_expiries(comm_pid):
-    """(context, thread) of hrtimer_wakeup expiries whose wakeup names comm_pid"""
+def sleeper_expiries(rt_prio):
+    """(context, thread, waking) of hrtimer_wakeup expiries waking a
+    cyclictest thread at an RT priority (rt_prio) or not: the policy the
+    thread had when it went to sleep (it sets its own, while running)"""
     out = []
+    # per cpu, the expiries open (a hard one may nest in the soft one: on
+    # RT the timer softirq runs in a preemptible thread). A wakeup is the
+    # callback's only when it comes from the same task and context as the
+    # open expiry's entry: while ktimers/N is preempted inside a soft
+    # expiry, other tasks' wakeups on that cpu are not its own
     open_t = {}
     for e in evs:
-        if e["ev"] == "hrtimer_expire_entry" and "hrtimer_wakeup" in e["rest"]:
-            open_t[e["cpu"]] = e
+        st = open_t.setdefault(e["cpu"], [])
+        if e["ev"] == "hrtimer_expire_entry":
+            st.append(e)
         elif e["ev"] == "hrtimer_expire_exit":
-            open_t.pop(e["cpu"], None)
-        elif e["ev"] == "sched_waking" and e["cpu"] in open_t:
-            if int(e["f"].get("pid", -1)) in comm_pid:
-                t = open_t[e["cpu"]]
-                out.append((t["ctx"], t["comm"]))
+            if st:
+                st.pop()
+        elif e["ev"] == "sched_waking" and st:
+            t = st[-1]
+            if "hrtimer_wakeup" in t["rest"] and t["pid"] == e["pid"] and t["ctx"] == e["ctx"] \
+                    and e["f"].get("comm") == "cyclictest" \
+                    and (int(e["f"]["prio"]) < 100) == rt_prio:
+                out.append((t["ctx"], t["comm"], e))
     return out
 
 ct = {}
@@ -147,30 +159,30 @@ for e in evs:
         ct.setdefault(int(e["f"]["prio"]), set()).add(int(e["f"]["pid"]))
 # ftrace prio: 120 - nice for SCHED_OTHER (120), 99 - rtprio for RT (19 for 80)
 rt_pids = set().union(*[p for prio, p in ct.items() if prio < 100]) if ct else set()
-# a thread of the -p 80 cyclictest may be woken once at SCHED_OTHER, before
-# it sets its priority: it is an RT sleeper (seen: its 300 hard IRQ
-# expiries counted as a SCHED_OTHER sleeper's)
 other_pids = (set().union(*[p for prio, p in ct.items() if prio >= 100]) if ct else set()) - rt_pids
 assert rt_pids and other_pids, f"cyclictest wakeups by priority: {ct}"
-rt_exp = sleeper_expiries(rt_pids)
+# each wakeup by the priority it names: a thread of the -p 80 cyclictest
+# may sleep once at SCHED_OTHER, before it sets its priority
+rt_exp = sleeper_expiries(True)
 assert len(rt_exp) >= 150, f"only {len(rt_exp)} RT sleeper wakeups inside hrtimer_expire_entry/exit"
 bad = [x for x in rt_exp if x[0] != "hardirq"]
-assert not bad, f"RT sleeper expiries outside hard IRQ context: {bad[:3]}"
+assert not bad, "RT sleeper expiries outside hard IRQ context: " + \
+    "; ".join(f"{c} {t}: {w['rest']}" for c, t, w in bad[:3])
 facts.append(f"SCHED_FIFO sleeper: expiry in hard IRQ, wakeup inside entry/exit ({len(rt_exp)})")
-ot_exp = sleeper_expiries(other_pids)
+ot_exp = sleeper_expiries(False)
 assert len(ot_exp) >= 100, f"only {len(ot_exp)} SCHED_OTHER sleeper wakeups inside entry/exit"
-ctxs = {c for c, _ in ot_exp}
-threads = sorted({re.sub(r"/\d+$", "/N", t) for c, t in ot_exp if c != "hardirq"})
+ctxs = {c for c, _, _ in ot_exp}
+threads = sorted({re.sub(r"/\d+$", "/N", t) for c, t, _ in ot_exp if c != "hardirq"})
 if rt:
     soft = [x for x in ot_exp if x[0] == "softirq"]
     assert len(soft) >= len(ot_exp) * 0.9, f"SCHED_OTHER sleeper on RT: contexts {ctxs}"
     # the thread running the timer softirq (6.1-rt and 6.12-rt: ktimers/N)
     assert set(threads) <= {"ktimers/N", "ksoftirqd/N"}, f"soft expiry run by {threads}"
-    facts.append(f"SCHED_OTHER sleeper: soft expiry in softirq context, run by {threads}")
+    facts.append(f"SCHED_OTHER sleeper: soft expiry in softirq context ({len(soft)}), run by {threads}")
 else:
     hard = [x for x in ot_exp if x[0] == "hardirq"]
     assert len(hard) >= len(ot_exp) * 0.9, f"SCHED_OTHER sleeper on mainline: contexts {ctxs}"
-    facts.append("SCHED_OTHER sleeper: expiry in hard IRQ context")
+    facts.append(f"SCHED_OTHER sleeper: expiry in hard IRQ context ({len(hard)})")
 
 # 3. sched_switch prev_state of a sleeping cyclictest
 states = {}
