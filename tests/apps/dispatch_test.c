@@ -127,8 +127,13 @@ static void *dispatcher(void *arg)
 			exit(1);
 		}
 		log_items[i].dispatcher = tid();
-		log_items[i].t_begin = now_ns();
 		rtmon_work_begin(i);
+		/*
+		 * read once the module has the item begun: a preemption
+		 * between a read before the call and the call is the
+		 * dispatcher's own wait, not the item's in the queue
+		 */
+		log_items[i].t_begin = now_ns();
 		pthread_mutex_lock(&q_lock);
 		q_tail = i;
 		pthread_cond_signal(&q_cond);
