@@ -185,15 +185,21 @@ for e in ex:
         # hog's part, it may be the culprit with the hog second (seen once
         # in a make check on 6.1: NET_RX 34%, the hog 32%)
         irq_ns = sum(p["ns"] for p in parts if p["category"] in ("softirq_interference", "irq_interference"))
-        assert hog_top or (top["category"] in ("softirq_interference", "irq_interference") and
-                           hogs >= 0.5 * top["ns"]), \
-            f"#{e['seq']}: culprit {e['culprit']}, expected the hog python3{hog_pids} rt 80"
         want = min(lat - dl, overlap)
+        # or, on a stalled guest, a task that ran on cpu 1 longer than the
+        # hog's burst inside the chain, the hog named with all of it
+        # (check17 on 6.1-rt: the frame sender, boosted to rt 1, 4.3 ms of
+        # a 9.1 ms miss, the hog 4.1 ms)
+        assert hog_top or hogs >= 0.9 * want or (
+                top["category"] in ("softirq_interference", "irq_interference") and
+                hogs >= 0.5 * top["ns"]), \
+            f"#{e['seq']}: culprit {e['culprit']}, expected the hog python3{hog_pids} rt 80"
         assert hogs + (0 if hog_top else irq_ns) >= 0.9 * want, f"#{e['seq']}: hog {hogs} ns for {want} ns"
         if hog_top:
             named += 1
         else:
-            print(f"#{e['seq']}: the hog second ({us(hogs)}) to interrupt work ({us(top['ns'])}) inside its burst")
+            print(f"#{e['seq']}: the hog second ({us(hogs)}) to {top['category']} {top['who']} "
+                  f"({us(top['ns'])}) inside its burst")
 # on PREEMPT_RT the hog runs its bursts inside the sender's NET_RX
 # softirq: count the explained misses whose chain overlaps such a stretch
 # on cpu 1 (softirq entered by another task, not exited, the hog running)
