@@ -738,32 +738,79 @@ static int cmd_misses(int argc, char **argv, int json)
 	return 0;
 }
 
-json_t *rtmond_miss_find(const char *seq_arg)
+long long rtmond_seq_arg(const char *arg)
 {
-	json_t *m = NULL;
-	char *line = NULL, *end;
-	long long want;
+	long long seq;
+	char *end;
+
+	errno = 0;
+	seq = strtoll(arg, &end, 10);
+	if (*end || seq < 0 || end == arg || errno)
+		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", arg);
+	return seq;
+}
+
+json_t *rtmond_misses_index(json_t *want)
+{
+	json_t *index = json_object();
+	char *line = NULL, key[24];
 	size_t cap = 0;
 	FILE *f;
 
-	want = strtoll(seq_arg, &end, 10);
-	if (*end || want < 0 || end == seq_arg)
-		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", seq_arg);
+	if (!index)
+		fail(ENOMEM, "misses");
 	f = open_misses();
 	while (getline(&line, &cap, f) > 0) {
 		json_t *x = json_loads(line, 0, NULL);
 
-		if (x && json_integer_value(json_object_get(x, "seq")) == want) {
-			json_decref(m);	/* the last line wins */
-			m = x;
-		} else {
-			json_decref(x);
+		if (json_is_integer(json_object_get(x, "seq"))) {
+			snprintf(key, sizeof(key), "%lld",
+				 (long long)json_integer_value(json_object_get(x, "seq")));
+			/* the last line of a seq wins */
+			if (!want || json_object_get(want, key))
+				json_object_set(index, key, x);
 		}
+		json_decref(x);
 	}
 	fclose(f);
 	free(line);
+	return index;
+}
+
+static void seq_key(char *key, size_t len, long long seq)
+{
+	snprintf(key, len, "%lld", seq);
+}
+
+json_t *rtmond_misses_get(json_t *index, long long seq)
+{
+	char key[24];
+
+	seq_key(key, sizeof(key), seq);
+	return json_object_get(index, key);
+}
+
+int rtmond_misses_want(json_t *want, long long seq)
+{
+	char key[24];
+
+	seq_key(key, sizeof(key), seq);
+	return json_object_set_new(want, key, json_true());
+}
+
+json_t *rtmond_miss_find(const char *seq_arg)
+{
+	long long seq = rtmond_seq_arg(seq_arg);
+	json_t *want = json_object(), *index, *m;
+
+	if (!want || rtmond_misses_want(want, seq))
+		fail(ENOMEM, "misses");
+	index = rtmond_misses_index(want);
+	m = json_incref(rtmond_misses_get(index, seq));
+	json_decref(index);
+	json_decref(want);
 	if (!m)
-		fail(0, "no miss with seq %lld in %s/misses.jsonl", want, rtmond_dir);
+		fail(0, "no miss with seq %lld in %s/misses.jsonl", seq, rtmond_dir);
 	return m;
 }
 
@@ -826,7 +873,7 @@ static const char help[] =
 	"  hist TARGET [--dir DIR]    rtmond's latency histogram and percentiles of a target\n"
 	"  misses [-n N] [--dir DIR]  the misses rtmond saved, with their snapshot files\n"
 	"  show SEQ [--dir DIR]       one miss with its per-hop breakdown\n"
-	"  explain SEQ [--dir DIR]    where a miss's time went, and who took it (from\n"
+	"  explain SEQ... [--dir DIR] where a miss's time went, and who took it (from\n"
 	"                             its ftrace snapshot); explain --record FILE\n"
 	"                             --snapshot FILE: a saved record and snapshot\n"
 	"  top [-i SEC] [-n N] [--dir DIR] [--status FILE]\n"

@@ -25,6 +25,16 @@ json_t *rtmond_stats_target(json_t *stats, const char *name);
 long dir_opts(int argc, char **argv, int want_n);
 /* The line of misses.jsonl with seq SEQ (the last one); fails if none. */
 json_t *rtmond_miss_find(const char *seq);
+/* A record number argument; a usage error (exit 2) unless one. */
+long long rtmond_seq_arg(const char *arg);
+/*
+ * misses.jsonl read once: its lines by seq (the last one of each), only
+ * those of the seqs in want (rtmond_misses_want; NULL: all of them).
+ */
+json_t *rtmond_misses_index(json_t *want);
+int rtmond_misses_want(json_t *want, long long seq);
+/* The line with seq in such an index (borrowed), or NULL. */
+json_t *rtmond_misses_get(json_t *index, long long seq);
 
 int cmd_top(int argc, char **argv, int json);
 int cmd_explain(int argc, char **argv, int json);

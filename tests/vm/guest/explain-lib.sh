@@ -54,17 +54,23 @@ explain_rtmond_stop() {
 # explain_misses WHY: every miss with an ftrace snapshot explained into
 # $T/explained.jsonl (at least one; WHY names the misses expected)
 explain_misses() {
-	local n=0 seq
+	local n seqs rc=0
 	[ -s $out/misses.jsonl ] || fail "no misses $1"
-	: >$T/explained.jsonl
-	while read -r seq; do
-		$RTMONCTL explain "$seq" --dir $out --json >>$T/explained.jsonl 2>>$T/explain.err &&
-			n=$((n + 1))
-	done < <(python3 -c '
+	seqs=$(python3 -c '
 import json, sys
 for l in open(sys.argv[1]):
     m = json.loads(l)
     if (m.get("snapshot") or {}).get("ftrace"):
         print(m["seq"])' $out/misses.jsonl)
+	[ -n "$seqs" ] || fail "no miss $1 has an ftrace snapshot"
+	# in one run: a snapshot that several misses share is loaded once
+	# (one run per miss took 4 minutes for 186 misses on 6.1-rt). Exit 1:
+	# some could not be explained (said in explain.err), the others were
+	$RTMONCTL explain $seqs --dir $out --json >$T/explained.jsonl 2>$T/explain.err || rc=$?
+	[ $rc -le 1 ] || fail "rtmonctl explain: exit status $rc: $(tail -n 3 $T/explain.err)"
+	n=$(grep -c . $T/explained.jsonl || true)
+	if [ -s $T/explain.err ]; then
+		note "not explained: $(wc -l <$T/explain.err) misses: $(head -n 2 $T/explain.err)"
+	fi
 	[ $n -gt 0 ] || fail "no miss with an ftrace snapshot was explained: $(cat $T/explain.err)"
 }
