@@ -69,6 +69,13 @@ static int prio_suffix(const char *s)
 	return !*s || !strcmp(s, " (boosted)");
 }
 
+static void part_add_ns(struct rtx_part *p, int hop, uint64_t ns)
+{
+	p->ns += ns;
+	if (hop >= 0 && hop <= RTX_MAX_HOPS)
+		p->hop_ns[hop] += ns;
+}
+
 static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
 		     int cpu, uint64_t ns)
 {
@@ -93,7 +100,7 @@ static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
 		    (strncmp(p->who, who, key) || !prio_suffix(p->who + key) ||
 		     !prio_suffix(who + key)))
 			continue;
-		p->ns += ns;
+		part_add_ns(p, x->hop, ns);
 		if (strcmp(p->who, who) && !strstr(p->who, " (boosted)") &&
 		    strlen(p->who) + 11 < sizeof(p->who))
 			strcat(p->who, " (boosted)");
@@ -106,14 +113,14 @@ static void add_part(struct rtx_ctx *x, enum rtx_cat cat, const char *who,
 		p->cat = RTX_UNKNOWN;
 		snprintf(p->who, sizeof(p->who), "(more parts than kept)");
 		p->cpu = -1;
-		p->ns += ns;
+		part_add_ns(p, x->hop, ns);
 		return;
 	}
 	r->parts[r->nparts].cat = cat;
 	snprintf(r->parts[r->nparts].who, sizeof(r->parts[0].who), "%s", who);
 	r->parts[r->nparts].cpu = cpu;
 	r->parts[r->nparts].hop = x->hop;
-	r->parts[r->nparts].ns = ns;
+	part_add_ns(&r->parts[r->nparts], x->hop, ns);
 	r->nparts++;
 }
 
@@ -714,11 +721,18 @@ json_t *rtx_json(const struct rtx_result *r)
 
 	for (i = 0; i < r->nparts; i++) {
 		const struct rtx_part *p = &r->parts[i];
+		json_t *by_hop = json_array();
+		int h;
 
-		json_array_append_new(parts, json_pack("{s:s, s:s, s:i, s:i, s:I, s:f}",
+		for (h = 0; h <= RTX_MAX_HOPS; h++)
+			if (p->hop_ns[h])
+				json_array_append_new(by_hop, json_pack("{s:i, s:I}", "hop", h,
+									"ns", (json_int_t)p->hop_ns[h]));
+		json_array_append_new(parts, json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:o}",
 			"category", rtx_cat_name(p->cat), "who", p->who,
 			"cpu", p->cpu, "hop", p->hop, "ns", (json_int_t)p->ns,
-			"share", r->latency ? (double)p->ns / (double)r->latency : 0.0));
+			"share", r->latency ? (double)p->ns / (double)r->latency : 0.0,
+			"by_hop", by_hop));
 	}
 	rtx_culprit_line(r, line, sizeof(line));
 	o = json_pack("{s:I, s:I, s:b, s:s, s:o}",

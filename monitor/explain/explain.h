@@ -78,8 +78,11 @@ struct rtx_part {
 	enum rtx_cat cat;
 	char who[128];		/* "hog[412] rt 80", "irq 28 virtio1", ... */
 	int cpu;
-	int hop;		/* the hop this part leads to */
+	int hop;		/* the first hop this part leads to */
 	uint64_t ns;
+	/* ns by the hop it leads to (1..nhops): one who may take time
+	 * before several hops (an IRQ interrupting two tasks of the chain) */
+	uint64_t hop_ns[RTX_MAX_HOPS + 1];
 };
 
 struct rtx_result {
@@ -108,7 +111,11 @@ void rtx_explain(const struct rtx_chain *c, const struct fts_trace *t,
 		 struct rtx_result *r);
 /* "65% (590.000 us) runnable behind hog[412] rt 80 on cpu 1" */
 void rtx_culprit_line(const struct rtx_result *r, char *buf, size_t len);
-/* JSON: {"latency_ns", "partial", "missing", "culprit", "parts": [...]} */
+/*
+ * JSON: {"latency_ns", "partial", "missing", "culprit", "parts": [...]};
+ * a part: {"category", "who", "cpu", "hop" (the first), "ns", "share",
+ * "by_hop": [{"hop", "ns"}, ...]}
+ */
 json_t *rtx_json(const struct rtx_result *r);
 /*
  * As text (explain_text.c): "#SEQ latency ...: culprit line", the parts'

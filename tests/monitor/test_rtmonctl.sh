@@ -299,6 +299,37 @@ then
 else
 	fail explain/pi-boost-late-hop "$(head -c 400 err.txt) $(head -c 300 ex3b.json)"
 fi
+# which hop lost the time: each part's by_hop adds up to the part, and at
+# each hop the parts add up to that hop's own time (the record's hops),
+# on every real fixture; a who taking time before two hops is one part
+# with two entries (every fixture but the first has one: NET_RX before
+# hops 1 and 3 on PREEMPT_RT, the boosted pi-owner before 3, 4 and 5)
+ok=1
+for d in explain explain-worker explain-rt-softirq explain-pi; do
+	"$R" --json explain --record "$here/data/$d/record.json" --snapshot "$here/data/$d/snapshot.txt" \
+		>byhop-$d.json 2>err.txt && python3 - byhop-$d.json "$here/data/$d/record.json" <<'PY' 2>>err.txt || ok=0
+import json, sys
+d, rec = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+hops, start, end = rec["hops"], rec["start_ns"], rec["end_ns"]
+per = {}
+for p in d["parts"]:
+    assert sum(b["ns"] for b in p["by_hop"]) == p["ns"], p
+    assert p["by_hop"][0]["hop"] == p["hop"], p
+    for b in p["by_hop"]:
+        per[b["hop"]] = per.get(b["hop"], 0) + b["ns"]
+for i in range(1, len(hops) + 1):
+    a = min(max(hops[i - 1]["ts_ns"], start), end)
+    b = min(hops[i]["ts_ns"] if i < len(hops) else end, end)
+    assert per.get(i, 0) == max(0, b - a), (i, per.get(i), b - a)
+assert sys.argv[1].endswith("-explain.json") or any(len(p["by_hop"]) > 1 for p in d["parts"]), \
+    "no part before two hops"
+PY
+done
+if [ $ok = 1 ]; then
+	pass "explain/by-hop (4 real fixtures: each part split by hop, each hop's parts add up to it)"
+else
+	fail explain/by-hop "$(head -c 400 err.txt)"
+fi
 # a snapshot cut short, one from another boot (no overlap), garbage: partial, never a made-up culprit
 head -c 60000 "$E/snapshot.txt" >cut.txt
 sed -E 's/ ([0-9]+)\.([0-9]{6}):/ 9\1.\2:/' "$E/snapshot.txt" >otherboot.txt

@@ -11,16 +11,17 @@
 # t_begin to the earlier item's t_end, from dispatch_test's own clock
 # reads, t_begin once rtmon_work_begin returned) has "queued" behind the
 # worker (its pid), at least a quarter of that wait less what other tasks
-# and IRQs took from the worker meanwhile, and with the worker's
-# preemptions and interrupts meanwhile (the preempting tasks', IRQs' time:
-# on mainline the worker shares its cpu with the feeder) at least 80% of
-# it; the worker's own "running" (or "unknown") holds less than a fifth,
-# or no more than the worker's time from the earlier item's end to this
-# one's. At least one such miss has "queued" as its culprit (others may
-# have a larger part elsewhere: the feeder's read, emulation's stalls).
-# rtmond's own explanations name the same culprits. 200 items (20 slow
-# ones): with 100, a make check on mainline once had one item that waited
-# 3 ms, its wait mostly an emulation stall.
+# and IRQs took from the worker meanwhile (the parts' time at the queue's
+# hop: by_hop), and with the worker's preemptions and interrupts meanwhile
+# (the preempting tasks', IRQs' time: on mainline the worker shares its
+# cpu with the feeder) at least 80% of it; the worker's own "running" (or
+# "unknown") holds less than a fifth, or no more than the worker's time
+# from the earlier item's end to this one's. At least one such miss has
+# "queued" as its culprit (others may have a larger part elsewhere: the
+# feeder's read, emulation's stalls). rtmond's own explanations name the
+# same culprits. 200 items (20 slow ones): with 100, a make check on
+# mainline once had one item that waited 3 ms, its wait mostly an
+# emulation stall.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 . "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
@@ -66,12 +67,16 @@ for e in ex:
     # read: on mainline the device's answer may come while it still runs,
     # and the chain is its timer's; emulation's stalls): counted below
     named += top is e["parts"][0]
-    q = sum(p["ns"] for p in qs)
+    # each part's time at the queue's hop (by_hop: a who may also have
+    # taken time before other hops, e.g. the feeder's virtio IRQ while
+    # the feeder itself waited: CI once had 3 ms of irq 27 at each)
+    at = lambda p: sum(b["ns"] for b in p["by_hop"] if b["hop"] == top["hop"])
+    q = sum(at(p) for p in qs)
     # the worker, busy with the earlier item, may be preempted meanwhile
     # (rtmond itself, busy with the earlier miss), or interrupted: that
     # time is the preempting task's, the IRQ's, at the same hop; the
     # worker's running on this item is not the wait
-    hop = [p for p in e["parts"] if p["hop"] == top["hop"]]
+    hop = [dict(p, ns=at(p)) for p in e["parts"] if at(p)]
     other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running", "unknown"))
     run = sum(p["ns"] for p in hop if p["category"] in ("running", "unknown"))
     # queued: a quarter of the wait the worker spent on the earlier item
@@ -84,7 +89,7 @@ for e in ex:
     own = it["t_end"] - prev["t_end"] + 20000
     assert q >= 0.25 * (waited - other) and q + other >= 0.8 * waited and run < max(0.2 * waited, own), \
         f"#{e['seq']}: queued {us(q)} (+ {us(other)} preempted, interrupted; {us(run)} running, unknown) " \
-        f"of a {us(waited)} wait: {hop[:5]}"
+        f"of a {us(waited)} wait, at hop {top['hop']}: {[(p['category'], p['who'], p['ns']) for p in hop[:6]]}"
     queued += 1
     if queued == 1:
         # the fixture (tests/monitor/data/explain-worker): this miss, its
