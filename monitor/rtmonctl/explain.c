@@ -13,8 +13,8 @@
  * files: the others are still explained), 2 bad usage.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
