@@ -72,28 +72,47 @@ static void __attribute__((format(printf, 1, 2))) warn_miss(const char *fmt, ...
 	fputc('\n', stderr);
 }
 
-/* Explain record m (a miss's JSON) with the ftrace file at path: 0 or 1. */
+/*
+ * The explanation of record m (a miss's JSON) with the ftrace file at
+ * path (loaded, or kept from the last one: snapshot_load); its chain in
+ * *c, the trace in *t. NULL with why in why when it cannot be explained.
+ */
+static struct rtx_result *explain_record(json_t *m, const char *path, struct rtx_chain *c,
+					 const struct fts_trace **t, char *why, size_t len)
+{
+	struct rtx_result *r;
+	char err[128];
+	int e;
+
+	if (rtx_chain_from_json(c, m, err, sizeof(err))) {
+		snprintf(why, len, "the record cannot be explained: %s", err);
+		return NULL;
+	}
+	*t = snapshot_load(path, &e);
+	if (!*t) {
+		snprintf(why, len, "cannot read the snapshot %s: %s", path, strerror(-e));
+		return NULL;
+	}
+	r = malloc(sizeof(*r));
+	if (!r)
+		fail(ENOMEM, "explain");
+	rtx_explain(c, *t, r);
+	return r;
+}
+
+/* Explain record m with the ftrace file at path, printed: 0 or 1. */
 static int explain_one(json_t *m, const char *path, int json)
 {
 	const struct fts_trace *t;
 	struct rtx_chain c;
 	struct rtx_result *r;
-	char err[128];
-	int e;
+	char why[1280];
 
-	if (rtx_chain_from_json(&c, m, err, sizeof(err))) {
-		warn_miss("the record cannot be explained: %s", err);
+	r = explain_record(m, path, &c, &t, why, sizeof(why));
+	if (!r) {
+		warn_miss("%s", why);
 		return 1;
 	}
-	t = snapshot_load(path, &e);
-	if (!t) {
-		warn_miss("cannot read the snapshot %s: %s", path, strerror(-e));
-		return 1;
-	}
-	r = malloc(sizeof(*r));
-	if (!r)
-		fail(ENOMEM, "explain");
-	rtx_explain(&c, t, r);
 	if (json_is_false(json_object_get(json_object_get(m, "snapshot"), "ftrace_from_start"))) {
 		size_t l = strlen(r->missing);
 
@@ -124,43 +143,38 @@ int rtmond_miss_culprit(json_t *m, char *buf, size_t len)
 	const struct fts_trace *t;
 	struct rtx_chain c;
 	struct rtx_result *r;
-	char err[128];
-	int e;
+	char why[1280];
 
-	if (!path || rtx_chain_from_json(&c, m, err, sizeof(err)))
+	if (!path)
 		return -1;
-	t = snapshot_load(path, &e);
-	if (!t)
-		return -1;
-	r = malloc(sizeof(*r));
+	r = explain_record(m, path, &c, &t, why, sizeof(why));
 	if (!r)
 		return -1;
-	rtx_explain(&c, t, r);
 	rtx_culprit_line(r, buf, len);
 	free(r);
 	return 0;
 }
 
-/* Explain the miss of misses.jsonl with seq arg (in index): 0 or 1. */
-static int explain_seq(json_t *index, const char *arg, int json)
+/* Explain the miss of misses.jsonl with seq (in index): 0 or 1. */
+static int explain_seq(json_t *index, long long seq, int json)
 {
-	json_t *m = rtmond_misses_get(index, rtmond_seq_arg(arg)), *s;
+	json_t *m = rtmond_misses_get(index, seq), *s;
 	const char *path, *skipped;
 
 	if (!m) {
-		warn_miss("no miss with seq %lld in %s/misses.jsonl", rtmond_seq_arg(arg), rtmond_dir);
+		warn_miss("no miss with seq %lld in %s/misses.jsonl", seq, rtmond_dir);
 		return 1;
 	}
 	s = json_object_get(m, "snapshot");
 	skipped = json_string_value(json_object_get(s, "skipped"));
 	path = json_string_value(json_object_get(s, "ftrace"));
 	if (skipped) {
-		warn_miss("miss %s has no snapshot: %s (rtmond's snapshot rate limit or a busy worker)",
-			  arg, skipped);
+		warn_miss("miss %lld has no snapshot: %s (rtmond's snapshot rate limit or a busy worker)",
+			  seq, skipped);
 		return 1;
 	}
 	if (!path) {
-		warn_miss("miss %s has no ftrace snapshot (ftrace off in rtmond's configuration?)", arg);
+		warn_miss("miss %lld has no ftrace snapshot (ftrace off in rtmond's configuration?)", seq);
 		return 1;
 	}
 	return explain_one(m, path, json);
@@ -175,9 +189,11 @@ int cmd_explain(int argc, char **argv, int json)
 		{ 0 }
 	};
 	const char *record = NULL, *snap_file = NULL;
-	json_t *m, *want;
+	long long *seqs;
 	json_error_t je;
+	size_t i, n;
 	int c, ret;
+	json_t *m;
 
 	if (getenv("RTMON_DIR"))
 		rtmond_dir = getenv("RTMON_DIR");
@@ -209,18 +225,18 @@ int cmd_explain(int argc, char **argv, int json)
 	}
 	if (optind == argc)
 		usage_error("usage: rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]");
-	want = json_object();
-	if (!want)
+	n = (size_t)(argc - optind);
+	seqs = malloc(n * sizeof(*seqs));
+	if (!seqs)
 		fail(ENOMEM, "explain");
-	for (c = optind; c < argc; c++)	/* all checked before any output */
-		if (rtmond_misses_want(want, rtmond_seq_arg(argv[c])))
-			fail(ENOMEM, "explain");
-	m = rtmond_misses_index(want);
+	for (i = 0; i < n; i++)	/* all checked before any output */
+		seqs[i] = rtmond_seq_arg(argv[optind + (int)i]);
+	m = rtmond_misses_index(seqs, n);
 	ret = 0;
-	for (c = optind; c < argc; c++)
-		ret |= explain_seq(m, argv[c], json);
+	for (i = 0; i < n; i++)
+		ret |= explain_seq(m, seqs[i], json);
 	json_decref(m);
-	json_decref(want);
+	free(seqs);
 	snapshot_drop();
 	return ret;
 }

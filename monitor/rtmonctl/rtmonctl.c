@@ -750,36 +750,47 @@ long long rtmond_seq_arg(const char *arg)
 	return seq;
 }
 
-json_t *rtmond_misses_index(json_t *want)
+static void seq_key(char *key, size_t len, long long seq)
+{
+	snprintf(key, len, "%lld", seq);
+}
+
+static int seq_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+json_t *rtmond_misses_index(const long long *seqs, size_t n)
 {
 	json_t *index = json_object();
+	long long *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	char *line = NULL, key[24];
 	size_t cap = 0;
 	FILE *f;
 
-	if (!index)
+	if (!index || !sorted)
 		fail(ENOMEM, "misses");
+	memcpy(sorted, seqs, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), seq_cmp);
 	f = open_misses();
 	while (getline(&line, &cap, f) > 0) {
 		json_t *x = json_loads(line, 0, NULL);
+		long long seq = json_integer_value(json_object_get(x, "seq"));
 
-		if (json_is_integer(json_object_get(x, "seq"))) {
-			snprintf(key, sizeof(key), "%lld",
-				 (long long)json_integer_value(json_object_get(x, "seq")));
-			/* the last line of a seq wins */
-			if (!want || json_object_get(want, key))
-				json_object_set(index, key, x);
+		/* the last line of a seq wins */
+		if (json_is_integer(json_object_get(x, "seq")) &&
+		    bsearch(&seq, sorted, n, sizeof(*sorted), seq_cmp)) {
+			seq_key(key, sizeof(key), seq);
+			json_object_set(index, key, x);
 		}
 		json_decref(x);
 	}
 	fclose(f);
 	free(line);
+	free(sorted);
 	return index;
-}
-
-static void seq_key(char *key, size_t len, long long seq)
-{
-	snprintf(key, len, "%lld", seq);
 }
 
 json_t *rtmond_misses_get(json_t *index, long long seq)
@@ -790,25 +801,13 @@ json_t *rtmond_misses_get(json_t *index, long long seq)
 	return json_object_get(index, key);
 }
 
-int rtmond_misses_want(json_t *want, long long seq)
-{
-	char key[24];
-
-	seq_key(key, sizeof(key), seq);
-	return json_object_set_new(want, key, json_true());
-}
-
 json_t *rtmond_miss_find(const char *seq_arg)
 {
 	long long seq = rtmond_seq_arg(seq_arg);
-	json_t *want = json_object(), *index, *m;
+	json_t *index = rtmond_misses_index(&seq, 1);
+	json_t *m = json_incref(rtmond_misses_get(index, seq));
 
-	if (!want || rtmond_misses_want(want, seq))
-		fail(ENOMEM, "misses");
-	index = rtmond_misses_index(want);
-	m = json_incref(rtmond_misses_get(index, seq));
 	json_decref(index);
-	json_decref(want);
 	if (!m)
 		fail(0, "no miss with seq %lld in %s/misses.jsonl", seq, rtmond_dir);
 	return m;

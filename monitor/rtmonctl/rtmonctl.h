@@ -27,12 +27,8 @@ long dir_opts(int argc, char **argv, int want_n);
 json_t *rtmond_miss_find(const char *seq);
 /* A record number argument; a usage error (exit 2) unless one. */
 long long rtmond_seq_arg(const char *arg);
-/*
- * misses.jsonl read once: its lines by seq (the last one of each), only
- * those of the seqs in want (rtmond_misses_want; NULL: all of them).
- */
-json_t *rtmond_misses_index(json_t *want);
-int rtmond_misses_want(json_t *want, long long seq);
+/* misses.jsonl read once: the lines of seqs[0..n) by seq (the last of each). */
+json_t *rtmond_misses_index(const long long *seqs, size_t n);
 /* The line with seq in such an index (borrowed), or NULL. */
 json_t *rtmond_misses_get(json_t *index, long long seq);
 
