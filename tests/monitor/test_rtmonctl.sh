@@ -361,8 +361,10 @@ python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["snapshot"]={"ski
 	"$E/record.json" >dir/misses.jsonl
 run explain/rate-limited 1 "has no snapshot: rate_limited" "$R" explain 377 --dir dir
 # several misses at once, in the order asked (as rtmond's misses.jsonl:
-# two share a snapshot, loaded once); an unknown one and one without a
-# snapshot are said on stderr, the others still explained, exit 1
+# two share a snapshot, and one with another snapshot comes between them,
+# so the snapshot kept loaded must give way and come back); an unknown one
+# and one without a snapshot are said on stderr, the others still
+# explained, exit 1
 python3 - "$E" "$here/data/explain-pi" >dir/misses.jsonl <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1] + "/record.json"))

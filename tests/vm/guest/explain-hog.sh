@@ -17,7 +17,8 @@
 # 1 ms all the time, and the snapshot worker, busy with those, had no
 # snapshot left for the bursts.) Timeout 480 s: on a guest that misses
 # every cycle, the 4 rounds leave ~3600 misses, ~190 of them with a
-# snapshot, and one 'rtmonctl explain' of each took 4 minutes (check16).
+# snapshot (check16, where one 'rtmonctl explain' run per miss took 4
+# minutes; explain_misses now explains them in one run).
 # timeout: 480
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 . "$RTMON_TOP/tests/vm/guest/explain-lib.sh"

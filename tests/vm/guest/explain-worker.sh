@@ -71,12 +71,12 @@ for e in ex:
     # taken time before other hops, e.g. the feeder's virtio IRQ while
     # the feeder itself waited: CI once had 3 ms of irq 27 at each)
     at = lambda p: sum(b["ns"] for b in p["by_hop"] if b["hop"] == top["hop"])
-    q = sum(at(p) for p in qs)
+    hop = [dict(p, ns=at(p)) for p in e["parts"] if at(p)]
+    q = sum(p["ns"] for p in hop if p["category"] == "queued" and worker in p["who"])
     # the worker, busy with the earlier item, may be preempted meanwhile
     # (rtmond itself, busy with the earlier miss), or interrupted: that
     # time is the preempting task's, the IRQ's, at the same hop; the
     # worker's running on this item is not the wait
-    hop = [dict(p, ns=at(p)) for p in e["parts"] if at(p)]
     other = sum(p["ns"] for p in hop if p["category"] not in ("queued", "running", "unknown"))
     run = sum(p["ns"] for p in hop if p["category"] in ("running", "unknown"))
     # queued: a quarter of the wait the worker spent on the earlier item
