@@ -470,34 +470,91 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 }
 
 /*
+ * The trace's own event of hop p, when p is pid's waking or switch-in:
+ * its index, else (size_t)-1. The module reads its clock in its own probe
+ * on the tracepoint, before ftrace's: the trace stamps the same event
+ * later, microseconds on hardware, up to milliseconds under emulation
+ * (the vCPU stood still between the two probes). The own event is then
+ * pid's first event from a on (within the file's microsecond, OWN_SLACK),
+ * if it is of the hop's kind: the task can do nothing else in between.
+ */
+#define OWN_SLACK	2000
+
+static size_t own_event(const struct fts_trace *t, const struct rtx_hop *p,
+			uint32_t pid, uint64_t a)
+{
+	size_t i;
+
+	if (!p || p->pid != pid ||
+	    (p->type != RTM_HOP_WAKING && p->type != RTM_HOP_SWITCH_IN))
+		return (size_t)-1;
+	for (i = 0; i < t->n && t->ev[i].ts + OWN_SLACK < a; i++)
+		;
+	for (; i < t->n; i++) {
+		const struct fts_event *e = &t->ev[i];
+
+		if (!task_event(e, pid) || e->type == FTS_MIGRATE)
+			continue;
+		if (p->type == RTM_HOP_WAKING ? e->type == FTS_WAKING :
+		    e->type == FTS_SWITCH && e->b.pid == pid)
+			return i;
+		break;
+	}
+	return (size_t)-1;
+}
+
+/*
  * Attribute [a, b) to task pid, in state hint on hint_cpu unless the
- * events before a tell otherwise.
+ * events before a tell otherwise. own: the hop at a, when it may be the
+ * task's own event (its waking, its switch-in): the state from that
+ * event on, however much later the trace stamped it.
  */
 static void task_split(struct rtx_ctx *x, uint32_t pid, const char *comm,
-		       uint64_t a, uint64_t b, enum tstate hint, int hint_cpu)
+		       uint64_t a, uint64_t b, enum tstate hint, int hint_cpu,
+		       const struct rtx_hop *own)
 {
 	const struct fts_trace *t = x->t;
 	struct task_state s = { .st = hint, .cpu = hint_cpu };
-	uint64_t from = a;
-	size_t i, last = (size_t)-1;
+	uint64_t from = a, to;
+	size_t i, last = (size_t)-1, anchor;
 
 	if (b <= a)
 		return;
 	s.self.pid = pid;
 	s.self.prio = -1;
 	snprintf(s.self.comm, sizeof(s.self.comm), "%s", comm);
-	for (i = 0; i < t->n && t->ev[i].ts <= a; i++)
-		if (task_event(&t->ev[i], pid))
-			last = i;
-	/* the latest event of the task before a tells its state (a hop's
-	 * own event is at a: within the file's microseconds) */
+	anchor = own_event(t, own, pid, a);
+	if (anchor != (size_t)-1) {
+		last = anchor;
+		i = anchor + 1;
+	} else {
+		/* the latest event of the task before a tells its state
+		 * (a hop's own event is at a: within the file's
+		 * microseconds) */
+		for (i = 0; i < t->n && t->ev[i].ts <= a; i++)
+			if (task_event(&t->ev[i], pid))
+				last = i;
+	}
 	if (last != (size_t)-1)
 		task_apply(&s, &t->ev[last], pid);
+	if (anchor != (size_t)-1 && t->ev[anchor].type == FTS_SWITCH &&
+	    t->ev[anchor].ts > a) {
+		/* switched in by the module's clock, not yet by the trace's:
+		 * the switch itself, the task's (the cpu's events there are
+		 * the switch's way in) */
+		char who[128];
+
+		from = t->ev[anchor].ts < b ? t->ev[anchor].ts : b;
+		task_name(who, sizeof(who), &s.self);
+		add_part(x, RTX_RUNNING, who, s.cpu, from - a);
+	}
 	for (; i < t->n && t->ev[i].ts < b; i++) {
 		if (!task_event(&t->ev[i], pid))
 			continue;
-		task_interval(x, &s, pid, i, from, t->ev[i].ts);
-		from = t->ev[i].ts;
+		/* (after an own event stamped before a: from a on) */
+		to = t->ev[i].ts > from ? t->ev[i].ts : from;
+		task_interval(x, &s, pid, i, from, to);
+		from = to;
 		task_apply(&s, &t->ev[i], pid);
 	}
 	task_interval(x, &s, pid, i, from, b);
@@ -556,7 +613,7 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		/* woken (or preempted earlier) until it runs */
 		task_split(x, h->pid, h->comm, a, b,
 			   p->type == RTM_HOP_SWITCH_IN ? T_PREEMPTED : T_RUNNABLE,
-			   h->cpu);
+			   h->cpu, p);
 		return;
 	case RTM_HOP_SOFTIRQ_ENTRY:
 		/* raised until it runs: who ran on that cpu */
@@ -569,15 +626,15 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 			uint64_t m = busy_until(x, h->pid, a, b);
 
 			x->busy = 1;
-			task_split(x, h->pid, h->comm, a, m, T_RUNNING, h->cpu);
+			task_split(x, h->pid, h->comm, a, m, T_RUNNING, h->cpu, NULL);
 			x->busy = 0;
 			a = m;
 		}
-		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu);
+		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu, p);
 		return;
 	case RTM_HOP_WORK_BEGIN:
 	case RTM_HOP_BLOCK:
-		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu);
+		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu, p);
 		return;
 	default:
 		break;
@@ -601,7 +658,7 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 			add_part(x, RTX_SOFTIRQ, label, h->cpu, b - a);
 	} else {
 		/* a task woke the next one: the waker is the previous hop's task */
-		task_split(x, p->pid, p->comm, a, b, T_RUNNING, h->cpu);
+		task_split(x, p->pid, p->comm, a, b, T_RUNNING, h->cpu, p);
 	}
 }
 
