@@ -1,5 +1,6 @@
 # Timer chains of each kind on an ARM board (issue 14; the x86 test is
-# tests/vm/guest/chain-timers.sh, this is the same in awk): tests/apps/
+# tests/vm/guest/chain-timers.sh, this is it in awk, with the bounds of a
+# slower emulation beside another board): tests/apps/
 # timer_loop runs a SCHED_FIFO 80 loop on a clock_nanosleep (sleeper),
 # timerfd, POSIX timer (SIGEV_SIGNAL and SIGEV_THREAD_ID) or setitimer
 # timer and prints each wakeup's latency and the expiry it waited for.
@@ -9,8 +10,10 @@
 # (setitimer is relative: the program's expiry is a lower bound, early by
 # the same few microseconds on every loop, found as the smallest offset),
 # ending at its switch-in. rtmon's latency never exceeds the program's, and
-# the maxima agree within the program's clock-read gap. Loops next to an
-# overrun (a wakeup later than half the period) may lack their record. A
+# on the loops compared (at least 30: not a late wakeup, later than half
+# the period, nor the one after it) the maxima agree within the program's
+# clock-read gap, its median under a quarter period. Loops next to a late
+# wakeup or an overrun may lack their record. A
 # chain still open at its deadline (10 ms) gives a timeout record (pid 0)
 # before its own: no other record may come. Then the kind filter: a target of sleepers only gets no record of a timerfd loop.
 # timeout: 240
@@ -91,8 +94,15 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 		NR == FNR { rec[$1] = $2 + 0; next }
 		{ lp[nw] = $1 + 0; lat[nw] = $2 + 0; ex[nw] = $3 + 0; ov[nw] = $4 + 0; nw++ }
 		END {
+			# a late wakeup (or an overrun) may cost its neighbours their
+			# records; it and the next one (still busy with the late one
+			# when its timer fired: the chain ends at a switch-in before
+			# the wait) are left out of the comparison
 			for (k = 0; k < nw; k++)
-				if (lat[k] >= i * 500 || ov[k]) for (j = k - 1; j <= k + 2; j++) near[j] = 1
+				if (lat[k] >= i * 500 || ov[k]) {
+					for (j = k - 1; j <= k + 2; j++) near[j] = 1
+					late[k] = late[k + 1] = 1
+				}
 			for (k = 0; k < nw; k++) if (k in near) nnear++
 			for (k = 0; k < nw; k++) {
 				key = sprintf("%.0f", ex[k] + off)
@@ -102,14 +112,17 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 				}
 				r = rec[key]; delete rec[key]; joined++
 				if (r > lat[k]) { above++; if (above <= 3) aex = aex sprintf(" loop %d rtmon %d > %d;", lp[k], r, lat[k]) }
-				if (!(k in near)) { np++; p[np] = lat[k] - off; q[np] = r }
+				if (!(k in late)) { np++; p[np] = lat[k] - off; q[np] = r }
 			}
 			strays = 0; for (s in rec) strays++
 			fails = 0
 			if (miss) { printf "FAIL: %s: loops without a record (latency):%s\n", kind, mex; fails++ }
 			if (above) { printf "FAIL: %s: %d wakeups where rtmon > timer_loop:%s\n", kind, above, aex; fails++ }
 			if (strays > nnear) { printf "FAIL: %s: %d records joined to no loop\n", kind, strays; fails++ }
-			if (np < nw / 2) { printf "FAIL: %s: only %d of %d wakeups compared\n", kind, np, nw; exit 1 }
+			# (on an emulated board beside another, a third of the itimer
+			# loops were late; 30 compared wakeups are still a median and
+			# a maximum)
+			if (np < 30) { printf "FAIL: %s: only %d of %d wakeups compared (%d near a late one)\n", kind, np, nw, nnear; exit 1 }
 			# gaps (program - rtmon), sorted for the median
 			for (a = 1; a <= np; a++) {
 				g[a] = p[a] - q[a]
@@ -119,18 +132,20 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 			}
 			for (a = 2; a <= np; a++) { v = g[a]; for (b = a - 1; b >= 1 && g[b] > v; b--) g[b + 1] = g[b]; g[b + 1] = v }
 			gmed = g[int((np + 1) / 2)]; d = pmax - rmax
-			# (the switch-in to the clock read of the program: ~100 us on an
-			# emulated arm64, 205 us for posix-signal on 6.12 under a
-			# loaded host; a chain started late would show as more)
-			if (gmed >= 400000) { printf "FAIL: %s: median gap %d ns: rtmon misses part of the latency\n", kind, gmed; fails++ }
+			# (the switch-in to the clock read of the program, the
+			# return path of the wait: ~100 us on an emulated arm64, 310
+			# us for itimer on armhf beside another board, more on a
+			# slower host. The start is proven by the exact join, the end
+			# is the switch-in: this is a sanity bound, a quarter period)
+			if (gmed >= i * 250) { printf "FAIL: %s: median gap %d ns: rtmon misses part of the latency\n", kind, gmed; fails++ }
 			if (d < 0 || d > p[worst] - q[worst]) {
 				printf "FAIL: %s: maxima differ by %d ns, more than the worst wakeup gap %d ns\n", kind, d, p[worst] - q[worst]; fails++ }
-			printf "%-13s %4d/%-3d %8d %6d %5d %9d %9d %9d %8d %8d %8d\n", kind, joined, nw, nnear, strays,
+			printf "%-13s %4d/%-3d %8d %8d %6d %5d %9d %9d %9d %8d %8d %8d\n", kind, joined, nw, nnear, np, strays,
 				others, rsum / np, rmax, pmax, gmed, g[np], d >> (ENVIRON["T"] "/summary")
 			exit (fails ? 1 : 0)
 		}' "$T/$kind.rec" "$T/$kind.wk" || fail "$kind: rtmon's timer chains and timer_loop disagree"
 done
-printf "%-13s %8s %8s %6s %5s %9s %9s %9s %8s %8s %8s  (ns)\n" kind joined near-ovr strays tmout \
+printf "%-13s %8s %8s %8s %6s %5s %9s %9s %9s %8s %8s %8s  (ns)\n" kind joined near-ovr compared strays tmout \
 	"rtmon avg" "rtmon max" "prog max" "gap med" "gap max" max-diff
 cat "$T/summary"
 
