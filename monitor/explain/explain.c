@@ -386,6 +386,45 @@ static const struct fts_event *next_waking(const struct fts_trace *t, size_t i,
 }
 
 /*
+ * Who did the waking t->ev[w]: the line's task, unless an IRQ handler or
+ * a timer callback was open on its cpu then (the task was only the one
+ * it ran over: "irq 27 virtio1-requests in pi-owner[201] nice 0").
+ * Returns 1 when it was such a handler, else 0.
+ */
+static int waker_name(char *buf, size_t len, const struct fts_trace *t,
+		      size_t w)
+{
+	const struct fts_event *wk = &t->ev[w];
+	const struct fts_event *irq = NULL, *timer = NULL;
+	char task[40];
+	size_t i;
+
+	for (i = 0; i < w; i++) {
+		const struct fts_event *e = &t->ev[i];
+
+		if (e->cpu != wk->cpu)
+			continue;
+		if (e->type == FTS_IRQ_ENTRY)
+			irq = e;
+		else if (e->type == FTS_IRQ_EXIT)
+			irq = NULL;
+		else if (e->type == FTS_TIMER_ENTRY)
+			timer = e;
+		else if (e->type == FTS_TIMER_EXIT)
+			timer = NULL;
+	}
+	task_name(task, sizeof(task), &wk->cur);
+	if (irq)
+		snprintf(buf, len, "irq %d %.20s in %s", irq->n, irq->name, task);
+	else if (timer)
+		snprintf(buf, len, "timer %.20s in %s",
+			 timer->name[0] ? timer->name : "?", task);
+	else
+		snprintf(buf, len, "%s", task);
+	return irq || timer;
+}
+
+/*
  * Priority inheritance: did the waker wk->cur run boosted while the task
  * was blocked, from from to the waking? Its switches then show a higher
  * priority (a lower kernel prio) than at its first switch after the
@@ -427,7 +466,7 @@ static int waker_boost(const struct fts_trace *t, uint64_t from,
 static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 			  uint32_t pid, size_t i, uint64_t from, uint64_t to)
 {
-	char who[128], w[48];
+	char who[128], w[80];
 	const struct fts_event *wk;
 
 	switch (s->st) {
@@ -448,10 +487,11 @@ static void task_interval(struct rtx_ctx *x, const struct task_state *s,
 			/* the boost from the block's start (never after
 			 * from): an earlier stretch may hold the owner's
 			 * boosted switch-in */
-			int boost = waker_boost(x->t, s->since ? s->since : from,
-						wk);
+			int boost = -1;
 
-			task_name(w, sizeof(w), &wk->cur);
+			/* a boost is the waking task's, not an IRQ's */
+			if (!waker_name(w, sizeof(w), x->t, (size_t)(wk - x->t->ev)))
+				boost = waker_boost(x->t, s->since ? s->since : from, wk);
 			snprintf(who + strlen(who), sizeof(who) - strlen(who),
 				 " %s, woken by %s", s->blocked, w);
 			if (boost >= 0)

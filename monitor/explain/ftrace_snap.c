@@ -263,7 +263,18 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 		return 0;
 	}
 	if (IS("hrtimer_expire_entry") || IS("hrtimer_expire_exit")) {
+		size_t vl;
+		const char *fn;
+
 		ev->type = IS("hrtimer_expire_entry") ? FTS_TIMER_ENTRY : FTS_TIMER_EXIT;
+		/* the callback (hrtimer_wakeup, it_real_fn, ...): who woke a task */
+		fn = fts_field(f, e, "function", &vl);
+		if (fn && ev->type == FTS_TIMER_ENTRY) {
+			if (vl >= sizeof(ev->name))
+				vl = sizeof(ev->name) - 1;
+			memcpy(ev->name, fn, vl);
+			ev->name[vl] = 0;
+		}
 		return 0;
 	}
 	if (IS("rtmon_work")) {

@@ -52,7 +52,7 @@ struct fts_event {
 				 * target_cpu, migrate dest_cpu */
 	int orig_cpu;		/* migrate */
 	uint64_t cookie;	/* work begin/end */
-	char name[24];		/* irq: handler name */
+	char name[24];		/* irq: handler name; timer entry: callback */
 	unsigned long line;	/* in the file (ties in time keep file order) */
 };
 

@@ -328,6 +328,32 @@ then
 else
 	fail explain/pi-skew "$(head -c 400 err.txt) $(head -c 300 ex4.json)"
 fi
+# a chain through the waiter's sleep between two loops (the same snapshot,
+# the record made to run from before that sleep to the loop's work_end):
+# the timer woke it, in hard IRQ over pi-owner; the sleep is "woken by
+# timer hrtimer_wakeup in pi-owner[201]", not by pi-owner, and no boost
+python3 - "$E4/record.json" >pi-sleep.json <<'PY'
+import json, sys
+m = json.loads(open(sys.argv[1]).readline())
+end = [h for h in m["hops"] if h["event"] == "work_end"][0]
+begin = dict([h for h in m["hops"] if h["event"] == "work_begin"][0], ts_ns=32084300000)
+m.update(seq=99, start_ns=begin["ts_ns"], latency_ns=end["ts_ns"] - begin["ts_ns"], hops=[begin, end])
+print(json.dumps(m))
+PY
+if "$R" --json explain --record pi-sleep.json --snapshot "$E4/snapshot.txt" >ex4b.json 2>err.txt &&
+	python3 - ex4b.json <<'PY' 2>>err.txt
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["sum_ns"] == d["latency_ns"] == 248782118, d
+blocked = sorted((p["who"], p["ns"]) for p in d["parts"] if p["category"] == "blocked")
+assert blocked == [("pi-waiter[200] rt 50 S, woken by pi-owner[201] (boosted to rt 50)", 127000),
+                   ("pi-waiter[200] rt 50 S, woken by timer hrtimer_wakeup in pi-owner[201]", 247079000)], blocked
+PY
+then
+	pass "explain/woken-by-timer (the sleep: woken by timer hrtimer_wakeup in pi-owner[201], no boost)"
+else
+	fail explain/woken-by-timer "$(head -c 400 err.txt) $(head -c 300 ex4b.json)"
+fi
 # which hop lost the time: each part's by_hop adds up to the part, and at
 # each hop the parts add up to that hop's own time (the record's hops),
 # on every real fixture; a who taking time before two hops is one part
