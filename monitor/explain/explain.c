@@ -183,6 +183,8 @@ struct cpu_state {
 	char irq_name[24];
 	int vec;		/* -1: none */
 	uint32_t vec_pid;	/* the task running it (PREEMPT_RT: any) */
+	int timer;		/* an hrtimer callback running */
+	char timer_fn[24];	/* its name, "" if the trace has none */
 };
 
 /*
@@ -218,9 +220,28 @@ static void cpu_state_apply(struct cpu_state *s, const struct fts_event *e)
 	case FTS_SOFTIRQ_EXIT:
 		s->vec = -1;
 		break;
+	case FTS_TIMER_ENTRY:
+		s->timer = 1;
+		snprintf(s->timer_fn, sizeof(s->timer_fn), "%s", e->name);
+		break;
+	case FTS_TIMER_EXIT:
+		s->timer = 0;
+		break;
 	default:
 		break;
 	}
+}
+
+/* s: what cpu was doing after the trace's first n events */
+static void cpu_state_upto(const struct fts_trace *t, int cpu, size_t n,
+			   struct cpu_state *s)
+{
+	size_t i;
+
+	*s = (struct cpu_state){ .irq = -1, .vec = -1 };
+	for (i = 0; i < n; i++)
+		if (t->ev[i].cpu == cpu)
+			cpu_state_apply(s, &t->ev[i]);
 }
 
 /*
@@ -232,10 +253,9 @@ static size_t cpu_state_at(const struct fts_trace *t, int cpu, uint64_t ts,
 {
 	size_t i;
 
-	*s = (struct cpu_state){ .irq = -1, .vec = -1 };
 	for (i = 0; i < t->n && t->ev[i].ts <= ts; i++)
-		if (t->ev[i].cpu == cpu)
-			cpu_state_apply(s, &t->ev[i]);
+		;
+	cpu_state_upto(t, cpu, i, s);
 	return i;
 }
 
@@ -395,33 +415,20 @@ static int waker_name(char *buf, size_t len, const struct fts_trace *t,
 		      size_t w)
 {
 	const struct fts_event *wk = &t->ev[w];
-	const struct fts_event *irq = NULL, *timer = NULL;
+	struct cpu_state s;
 	char task[40];
-	size_t i;
 
-	for (i = 0; i < w; i++) {
-		const struct fts_event *e = &t->ev[i];
-
-		if (e->cpu != wk->cpu)
-			continue;
-		if (e->type == FTS_IRQ_ENTRY)
-			irq = e;
-		else if (e->type == FTS_IRQ_EXIT)
-			irq = NULL;
-		else if (e->type == FTS_TIMER_ENTRY)
-			timer = e;
-		else if (e->type == FTS_TIMER_EXIT)
-			timer = NULL;
-	}
+	/* (by index, not time: the expiry's exit may share its microsecond) */
+	cpu_state_upto(t, wk->cpu, w, &s);
 	task_name(task, sizeof(task), &wk->cur);
-	if (irq)
-		snprintf(buf, len, "irq %d %.20s in %s", irq->n, irq->name, task);
-	else if (timer)
+	if (s.irq >= 0)
+		snprintf(buf, len, "irq %d %.20s in %s", s.irq, s.irq_name, task);
+	else if (s.timer)
 		snprintf(buf, len, "timer %.20s in %s",
-			 timer->name[0] ? timer->name : "?", task);
+			 s.timer_fn[0] ? s.timer_fn : "?", task);
 	else
 		snprintf(buf, len, "%s", task);
-	return irq || timer;
+	return s.irq >= 0 || s.timer;
 }
 
 /*

@@ -38,6 +38,21 @@ static const char *fts_field(const char *s, const char *e, const char *key,
 	return NULL;
 }
 
+/* ev->name from "key=" in [s, e), cut to fit; left empty if absent */
+static void fts_name(struct fts_event *ev, const char *s, const char *e,
+		     const char *key)
+{
+	size_t vl;
+	const char *v = fts_field(s, e, key, &vl);
+
+	if (!v)
+		return;
+	if (vl >= sizeof(ev->name))
+		vl = sizeof(ev->name) - 1;
+	memcpy(ev->name, v, vl);
+	ev->name[vl] = 0;
+}
+
 static int fts_num(const char *s, const char *e, const char *key, long lo,
 		   long hi, long *out)
 {
@@ -239,20 +254,11 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 		return 0;
 	}
 	if (IS("irq_handler_entry") || IS("irq_handler_exit")) {
-		size_t vl;
-		const char *nm;
-
 		ev->type = IS("irq_handler_entry") ? FTS_IRQ_ENTRY : FTS_IRQ_EXIT;
 		if (fts_num(f, e, "irq", 0, 0x7fffffff, &x))
 			return -1;
 		ev->n = (int)x;
-		nm = fts_field(f, e, "name", &vl);
-		if (nm) {
-			if (vl >= sizeof(ev->name))
-				vl = sizeof(ev->name) - 1;
-			memcpy(ev->name, nm, vl);
-			ev->name[vl] = 0;
-		}
+		fts_name(ev, f, e, "name");
 		return 0;
 	}
 	if (IS("softirq_entry") || IS("softirq_exit")) {
@@ -263,18 +269,10 @@ static int fts_event_fields(struct fts_event *ev, const char *s, const char *e)
 		return 0;
 	}
 	if (IS("hrtimer_expire_entry") || IS("hrtimer_expire_exit")) {
-		size_t vl;
-		const char *fn;
-
 		ev->type = IS("hrtimer_expire_entry") ? FTS_TIMER_ENTRY : FTS_TIMER_EXIT;
 		/* the callback (hrtimer_wakeup, it_real_fn, ...): who woke a task */
-		fn = fts_field(f, e, "function", &vl);
-		if (fn && ev->type == FTS_TIMER_ENTRY) {
-			if (vl >= sizeof(ev->name))
-				vl = sizeof(ev->name) - 1;
-			memcpy(ev->name, fn, vl);
-			ev->name[vl] = 0;
-		}
+		if (ev->type == FTS_TIMER_ENTRY)
+			fts_name(ev, f, e, "function");
 		return 0;
 	}
 	if (IS("rtmon_work")) {
