@@ -362,7 +362,7 @@ fi
 ok=1
 for d in explain explain-worker explain-rt-softirq explain-pi explain-pi-skew; do
 	"$R" --json explain --record "$here/data/$d/record.json" --snapshot "$here/data/$d/snapshot.txt" \
-		>byhop-$d.json 2>err-$d.txt && python3 - byhop-$d.json "$here/data/$d/record.json" <<'PY' 2>>err-$d.txt || { ok=0; cp err-$d.txt err.txt; }
+		>byhop-$d.json 2>err-$d.txt && python3 - byhop-$d.json "$here/data/$d/record.json" "$d" <<'PY' 2>>err-$d.txt || { ok=0; cp err-$d.txt err.txt; }
 import json, sys
 d, rec = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 hops, start, end = rec["hops"], rec["start_ns"], rec["end_ns"]
@@ -376,7 +376,7 @@ for i in range(1, len(hops) + 1):
     a = min(max(hops[i - 1]["ts_ns"], start), end)
     b = min(hops[i]["ts_ns"] if i < len(hops) else end, end)
     assert per.get(i, 0) == max(0, b - a), (i, per.get(i), b - a)
-assert sys.argv[1].endswith(("-explain.json", "-explain-worker.json")) or \
+assert sys.argv[3] in ("explain", "explain-worker") or \
     any(len(p["by_hop"]) > 1 for p in d["parts"]), "no part before two hops"
 PY
 done
