@@ -35,7 +35,11 @@
  * the next line's expiry is EXPIRY_NS + (N + 1) * INTERVAL (a timerfd's
  * count and timer_getoverrun() say N, for the itimer the time left to
  * its next expiry does; the sleeper skips the periods already past, as
- * cyclictest does). Last a summary line
+ * cyclictest does), and " nosleep" when the wait returned without
+ * sleeping (the thread's count of voluntary context switches, getrusage
+ * RUSAGE_THREAD, did not move): its expiry had passed before the loop
+ * waited, so no wakeup ended that wait and a monitor of wakeups has
+ * nothing to report for it. Last a summary line
  * "# min MIN avg AVG max MAX overruns N" (ns). Exit status 1 on a failed
  * call, 2 on bad usage.
  */
@@ -49,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -110,17 +115,41 @@ static uint64_t lat_min = UINT64_MAX, lat_max, lat_sum, nlat, noverruns;
  */
 struct wakeup {
 	uint64_t lat, expiry, skipped;
+	int slept;
 };
 static struct wakeup *wakeups;
 
-/* one wakeup: loop k, the expiry it waited for, the clock read after it */
+/* the loop thread's voluntary context switches at the last look */
+static long nvcsw_seen;
+
+/*
+ * Whether the thread slept since the last call: a wait that sleeps is a
+ * voluntary switch; one that finds its expiry already past returns at
+ * once. Called right before the loop (to start the count) and right
+ * after each wait's clock read.
+ */
+static int slept_since_last(void)
+{
+	struct rusage ru;
+	long before = nvcsw_seen;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		die("getrusage");
+	nvcsw_seen = ru.ru_nvcsw;
+	return nvcsw_seen != before;
+}
+
+/*
+ * one wakeup: loop k, the expiry it waited for, the clock read after it,
+ * the periods skipped, whether the wait slept
+ */
 static void report(unsigned long k, uint64_t expiry, uint64_t wake,
-		   uint64_t skipped)
+		   uint64_t skipped, int slept)
 {
 	uint64_t lat = wake > expiry ? wake - expiry : 0;
 
 	if (wakeups)
-		wakeups[k] = (struct wakeup){ lat, expiry, skipped };
+		wakeups[k] = (struct wakeup){ lat, expiry, skipped, slept };
 	lat_min = lat < lat_min ? lat : lat_min;
 	lat_max = lat > lat_max ? lat : lat_max;
 	lat_sum += lat;
@@ -133,15 +162,13 @@ static void print_wakeups(void)
 	unsigned long k;
 
 	for (k = 0; wakeups && k < nlat; k++) {
+		printf("0: %lu: %llu %llu", k,
+		       (unsigned long long)wakeups[k].lat,
+		       (unsigned long long)wakeups[k].expiry);
 		if (wakeups[k].skipped)
-			printf("0: %lu: %llu %llu overrun %llu\n", k,
-			       (unsigned long long)wakeups[k].lat,
-			       (unsigned long long)wakeups[k].expiry,
+			printf(" overrun %llu",
 			       (unsigned long long)wakeups[k].skipped);
-		else
-			printf("0: %lu: %llu %llu\n", k,
-			       (unsigned long long)wakeups[k].lat,
-			       (unsigned long long)wakeups[k].expiry);
+		printf("%s\n", wakeups[k].slept ? "" : " nosleep");
 	}
 }
 
@@ -162,8 +189,9 @@ static void loop_sleeper(void)
 	uint64_t next = first_expiry(), wake, skip;
 	struct timespec t;
 	unsigned long k;
-	int err;
+	int err, slept;
 
+	slept_since_last();
 	for (k = 0; k < loops; k++) {
 		t = ts_of(next);
 		do {
@@ -174,9 +202,10 @@ static void loop_sleeper(void)
 			die("clock_nanosleep");
 		}
 		wake = now_ns();
+		slept = slept_since_last();
 		/* as cyclictest: sleep to the next period not yet past */
 		skip = passed(next, wake);
-		report(k, next, wake, skip);
+		report(k, next, wake, skip, slept);
 		next += (skip + 1) * interval_ns;
 	}
 }
@@ -188,12 +217,14 @@ static void loop_timerfd(void)
 				  .it_value = ts_of(next) };
 	unsigned long k;
 	ssize_t got;
+	int slept;
 	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 
 	if (fd < 0)
 		die("timerfd_create");
 	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("timerfd_settime");
+	slept_since_last();
 	for (k = 0; k < loops; k++) {
 		do {
 			got = read(fd, &n, sizeof(n));
@@ -201,11 +232,12 @@ static void loop_timerfd(void)
 		if (got != (ssize_t)sizeof(n))
 			die("read timerfd");
 		wake = now_ns();
+		slept = slept_since_last();
 		/*
 		 * The timer fired at next and woke us; read() rearmed it past
 		 * now, counting the n - 1 periods it skipped (they never fired)
 		 */
-		report(k, next, wake, n - 1);
+		report(k, next, wake, n - 1, slept);
 		next += n * interval_ns;
 	}
 	close(fd);
@@ -245,7 +277,7 @@ static void loop_signal(int sig, timer_t *timer)
 	siginfo_t si;
 	sigset_t set;
 	unsigned long k;
-	int over;
+	int over, slept;
 
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -290,11 +322,13 @@ static void loop_signal(int sig, timer_t *timer)
 		if (timer_settime(*timer, TIMER_ABSTIME, &its, NULL))
 			die("timer_settime");
 	}
+	slept_since_last();
 	for (k = 0; k < loops; k++) {
 		while (sigwaitinfo(&set, &si) < 0)
 			if (errno != EINTR)
 				die("sigwaitinfo");
 		wake = now_ns();
+		slept = slept_since_last();
 		if (kind == K_ITIMER) {
 			skip = itimer_skipped(next);
 		} else {
@@ -304,7 +338,7 @@ static void loop_signal(int sig, timer_t *timer)
 				die("timer_getoverrun");
 			skip = (uint64_t)over;
 		}
-		report(k, next, wake, skip);
+		report(k, next, wake, skip, slept);
 		next += (skip + 1) * interval_ns;
 	}
 	if (kind == K_ITIMER) {
