@@ -130,36 +130,9 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 	rtm_chain_put(c, cpu, ci);
 }
 
-void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type, u32 ctx,
-		 u32 pid, const u64 *comm, u64 ts)
+/* rtm_hop_add found the chain's hops full: the chain says so once */
+void rtm_hop_full(struct rtm_core *c, u32 cpu, struct rtm_chain *ch)
 {
-	struct rtm_branch *br = rtm_br(c, b);
-	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	struct rtm_hop *h;
-	u32 idx;
-
-	/* reserve a slot; the hop is published with the branch hand-over */
-	idx = rtm_add32_rlx(&ch->nhops, 1) - 1;
-	if (rtm_unlikely(idx >= c->p.chain_hops))
-		goto full;
-	h = &ch->hops[idx];
-	h->ts = ts;
-	h->pid = pid;
-	h->cpu = (u16)cpu;
-	h->type = (u8)type;
-	h->ctx = (u8)ctx;
-	h->parent = br->hop;
-	h->depth = ch->hops[br->hop].depth + 1;
-	if (comm) {
-		h->comm[0] = comm[0];
-		h->comm[1] = comm[1];
-	} else {
-		h->comm[0] = 0;
-		h->comm[1] = 0;
-	}
-	br->hop = (u16)idx;
-	return;
-full:
 	if (!(rtm_ld32(&ch->xflags) & RTM_CX_DROPPED))
 		rtm_or32(&ch->xflags, RTM_CX_DROPPED);
 	rtm_count(c, cpu, RTM_C_DROP_HOPS);
