@@ -39,7 +39,8 @@
  * sleeping (the thread's count of voluntary context switches, getrusage
  * RUSAGE_THREAD, did not move): its expiry had passed before the loop
  * waited, so no wakeup ended that wait and a monitor of wakeups has
- * nothing to report for it. Last a summary line
+ * nothing to report for it, and " unsure" when the expiry printed is a
+ * guess (the itimer only: see itimer_next). Last a summary line
  * "# min MIN avg AVG max MAX overruns N" (ns). Exit status 1 on a failed
  * call, 2 on bad usage.
  */
@@ -115,7 +116,7 @@ static uint64_t lat_min = UINT64_MAX, lat_max, lat_sum, nlat, noverruns;
  */
 struct wakeup {
 	uint64_t lat, expiry, skipped;
-	int slept;
+	int slept, sure;
 };
 static struct wakeup *wakeups;
 
@@ -141,15 +142,15 @@ static int slept_since_last(void)
 
 /*
  * one wakeup: loop k, the expiry it waited for, the clock read after it,
- * the periods skipped, whether the wait slept
+ * the periods skipped, whether the wait slept, whether the expiry is known
  */
 static void report(unsigned long k, uint64_t expiry, uint64_t wake,
-		   uint64_t skipped, int slept)
+		   uint64_t skipped, int slept, int sure)
 {
 	uint64_t lat = wake > expiry ? wake - expiry : 0;
 
 	if (wakeups)
-		wakeups[k] = (struct wakeup){ lat, expiry, skipped, slept };
+		wakeups[k] = (struct wakeup){ lat, expiry, skipped, slept, sure };
 	lat_min = lat < lat_min ? lat : lat_min;
 	lat_max = lat > lat_max ? lat : lat_max;
 	lat_sum += lat;
@@ -168,7 +169,8 @@ static void print_wakeups(void)
 		if (wakeups[k].skipped)
 			printf(" overrun %llu",
 			       (unsigned long long)wakeups[k].skipped);
-		printf("%s\n", wakeups[k].slept ? "" : " nosleep");
+		printf("%s%s\n", wakeups[k].slept ? "" : " nosleep",
+		       wakeups[k].sure ? "" : " unsure");
 	}
 }
 
@@ -205,7 +207,7 @@ static void loop_sleeper(void)
 		slept = slept_since_last();
 		/* as cyclictest: sleep to the next period not yet past */
 		skip = passed(next, wake);
-		report(k, next, wake, skip, slept);
+		report(k, next, wake, skip, slept, 1);
 		next += (skip + 1) * interval_ns;
 	}
 }
@@ -237,32 +239,59 @@ static void loop_timerfd(void)
 		 * The timer fired at next and woke us; read() rearmed it past
 		 * now, counting the n - 1 periods it skipped (they never fired)
 		 */
-		report(k, next, wake, n - 1, slept);
+		report(k, next, wake, n - 1, slept, 1);
 		next += n * interval_ns;
 	}
 	close(fd);
 }
 
+/* the itimer's first expiry: its grid is grid0 + N * interval_ns */
+static uint64_t grid0;
+
+/* the first point of the itimer's grid after t */
+static uint64_t grid_after(uint64_t t)
+{
+	return t < grid0 ? grid0 : grid0 + ((t - grid0) / interval_ns + 1) * interval_ns;
+}
+
 /*
  * The itimer is rearmed when SIGALRM is dequeued (inside sigwaitinfo) to
- * the first period after that moment, and no count of the periods skipped
- * is kept: the time left (getitimer, whole microseconds) says which period
- * that is. Inactive (it has fired again already, its signal pending): the
- * last period begun by now. The wakeup's own expiry is next.
+ * the first point of its grid after that moment, and no count of the
+ * periods skipped is kept. The expiry after the one consumed (next):
+ * - queued and not yet due: the time left (getitimer, whole microseconds)
+ *   read between two clock reads, to the nearest point of the grid; sure
+ *   when those reads are less than half a period apart;
+ * - fired again already (its signal pending), or due (1 us left): the
+ *   dequeue came between next and wake, so the rearmed expiry is the first
+ *   point after some moment of that span, and it has fired by the first
+ *   clock read here: known when that leaves one point (and next was
+ *   known); otherwise the earliest, so that the latency printed is still
+ *   never below the true one, and *sure says no. (Under emulation a vCPU
+ *   that stalls after the dequeue makes this happen.)
+ * Read on the grid itself, not counted from next: an unsure expiry does
+ * not shift the loops after it.
  */
-static uint64_t itimer_skipped(uint64_t next)
+static uint64_t itimer_next(uint64_t next, int next_sure, uint64_t wake,
+			    int *sure)
 {
 	struct itimerval left;
-	uint64_t before = now_ns(), after, rem, at;
+	uint64_t before = now_ns(), after, rem, hi;
 
 	if (getitimer(ITIMER_REAL, &left))
 		die("getitimer");
 	after = now_ns();
 	rem = (uint64_t)left.it_value.tv_sec * 1000000000ull +
 	      (uint64_t)left.it_value.tv_usec * 1000;
-	/* active: the nearest period (the estimate is off by a call) */
-	at = rem ? before + rem + interval_ns / 2 : after;
-	return at >= next + 2 * interval_ns ? (at - next) / interval_ns - 1 : 0;
+	if (rem > 1000) {
+		*sure = after - before < interval_ns / 2;
+		return grid_after(before + rem + interval_ns / 2) - interval_ns;
+	}
+	/* it fired by before: the last point at or before it at the latest */
+	hi = grid_after(before) - interval_ns;
+	if (grid_after(wake) < hi)
+		hi = grid_after(wake);
+	*sure = next_sure && grid_after(next) >= hi;
+	return grid_after(next);
 }
 
 /*
@@ -277,7 +306,9 @@ static void loop_signal(int sig, timer_t *timer)
 	siginfo_t si;
 	sigset_t set;
 	unsigned long k;
-	int over, slept;
+	/* sure: this loop's expiry is known (see itimer_next) */
+	int over, slept, sure = 1, sure_after = 1;
+	uint64_t after = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -313,6 +344,7 @@ static void loop_signal(int sig, timer_t *timer)
 			  (uint64_t)left.it_value.tv_usec * 1000;
 		if (before > next && (left.it_value.tv_sec || left.it_value.tv_usec))
 			next = before;
+		grid0 = next;
 	} else {
 		struct itimerspec its;
 
@@ -330,7 +362,9 @@ static void loop_signal(int sig, timer_t *timer)
 		wake = now_ns();
 		slept = slept_since_last();
 		if (kind == K_ITIMER) {
-			skip = itimer_skipped(next);
+			after = itimer_next(next, sure, wake, &sure_after);
+			/* (after an unsure expiry, after may be next) */
+			skip = after > next ? (after - next) / interval_ns - 1 : 0;
 		} else {
 			/* the periods skipped when the dequeue rearmed it */
 			over = timer_getoverrun(*timer);
@@ -338,8 +372,12 @@ static void loop_signal(int sig, timer_t *timer)
 				die("timer_getoverrun");
 			skip = (uint64_t)over;
 		}
-		report(k, next, wake, skip, slept);
-		next += (skip + 1) * interval_ns;
+		report(k, next, wake, skip, slept, sure);
+		if (kind == K_ITIMER) {
+			next = after;
+			sure = sure_after;
+		} else
+			next += (skip + 1) * interval_ns;
 	}
 	if (kind == K_ITIMER) {
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };

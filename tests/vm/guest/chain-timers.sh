@@ -12,11 +12,13 @@
 # getitimer plus the time left), early by at most a system call and the
 # same on every loop (one grid): joined to the nearest record after it,
 # all at one offset. rtmon's latency never exceeds the program's, and the
-# maxima agree within the program's clock-read gap (as chain-cyclictest).
-# Loops next to an overrun (a wakeup later than half the period), and
+# maxima agree within the program's clock-read gap (as chain-cyclictest),
+# on at least 30 loops compared (a loaded host makes many late ones).
+# Loops next to an overrun (a wakeup later than half the period) may lack
+# their record (a late loop and the next are not compared), and so may
 # loops whose wait did not sleep (timer_loop says "nosleep": the expiry
-# had passed before the thread waited, so no wakeup ended the wait), may
-# lack their record and are not compared. A chain still open at its deadline (10 ms) gives a timeout
+# had passed before the thread waited, so no wakeup ended the wait) and
+# itimer loops whose expiry timer_loop could not know ("unsure"). A chain still open at its deadline (10 ms) gives a timeout
 # record (no task reached, pid 0) before its own: no other record may come.
 # Then the kind filter: a target of sleepers only gets no
 # record of a timerfd loop.
@@ -61,9 +63,10 @@ for arg in sys.argv[3:]:
     kind, tk = arg.split(":")
     out = open(f"{T}/{kind}.out").read()
     tid = int(re.search(r"^T: 0 \(\s*(\d+)\)", out, re.M).group(1))
-    # 0: LOOP: LATENCY EXPIRY [overrun N] [nosleep]
-    wk = [(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4) or 0), bool(m.group(5)))
-          for m in re.finditer(r"^0: (\d+): (\d+) (\d+)(?: overrun (\d+))?( nosleep)?$", out, re.M)]
+    # 0: LOOP: LATENCY EXPIRY [overrun N] [nosleep] [unsure]
+    wk = [(int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(4) or 0), bool(m.group(5)),
+           bool(m.group(6)))
+          for m in re.finditer(r"^0: (\d+): (\d+) (\d+)(?: overrun (\d+))?( nosleep)?( unsure)?$", out, re.M)]
     if len(wk) != loops:
         bad.append(f"{kind}: timer_loop printed {len(wk)} wakeups, expected {loops}")
         continue
@@ -98,20 +101,23 @@ for arg in sys.argv[3:]:
     # Loops next to an overrun: a wakeup later than the period makes the
     # loop skip periods, and the next expiry may pass before it waits (then
     # its callback finds the thread running: no switch-in, maybe no record)
-    near = set()
-    for k, lat, exp, over, nosleep in wk:
+    near, late = set(), set()
+    for k, lat, exp, over, nosleep, unsure in wk:
         if lat >= interval // 2 or over:
             near.update((k - 1, k, k + 1, k + 2))
+            late.update((k, k + 1))
     near &= set(range(loops))
     # a wait that did not sleep (its expiry passed while the thread still
     # ran: the first loop's set-up, a stalled vCPU) was ended by no wakeup:
     # its callback found the thread running (no chain, or one ending at
     # that waking), and its latency is the thread's own delay
-    unslept = {k for k, lat, exp, over, nosleep in wk if nosleep}
-    excused = near | unslept
+    unslept = {k for k, lat, exp, over, nosleep, unsure in wk if nosleep}
+    # an itimer expiry timer_loop could only bound (see itimer_next)
+    unknown = {k for k, lat, exp, over, nosleep, unsure in wk if unsure}
+    excused = near | unslept | unknown
     by_start = {r["start_ns"]: r for r in mine}
     used, pairs, missing, early, above = set(), [], [], [], []
-    for k, lat, exp, over, nosleep in wk:
+    for k, lat, exp, over, nosleep, unsure in wk:
         if kind == "itimer":
             # the program's expiry is early by at most a system call:
             # the first record at or after it, within half a period
@@ -127,10 +133,12 @@ for arg in sys.argv[3:]:
         if r["seq"] in used:
             bad.append(f"{kind}: record {r['seq']} joined twice")
         used.add(r["seq"])
+        if k in unknown:
+            continue
         early.append(r["start_ns"] - exp)
         if r["latency_ns"] > lat:
             above.append((k, lat, r["latency_ns"]))
-        if k not in excused:
+        if k not in late | unslept:
             pairs.append((lat, r["latency_ns"]))
     strays = [r for r in mine if r["seq"] not in used]
     if missing:
@@ -140,7 +148,7 @@ for arg in sys.argv[3:]:
         bad.append(f"{kind}: {len(strays)} records joined to no loop, starts {[r['start_ns'] for r in strays[:5]]}")
     if above:
         bad.append(f"{kind}: {len(above)} wakeups where rtmon > timer_loop (loop, program, rtmon): {above[:3]}")
-    if len(pairs) < loops // 2:
+    if len(pairs) < 30:
         bad.append(f"{kind}: only {len(pairs)} of {loops} wakeups compared")
         continue
     # itimer: the program's expiry is early by the same amount on every
@@ -166,12 +174,12 @@ for arg in sys.argv[3:]:
     if not 0 <= d <= pairs[worst][0] - off - pairs[worst][1]:
         bad.append(f"{kind}: maxima differ by {d} ns, more than the worst wakeup's gap "
                    f"{pairs[worst][0] - off - pairs[worst][1]} ns")
-    rows.append((kind, len(used), loops, len(near), len(unslept), len(strays), len(others),
+    rows.append((kind, len(used), loops, len(near), len(unslept), len(unknown), len(pairs), len(strays), len(others),
                  statistics.median(r for p, r in pairs), rmax, pmax, med, gaps[-1], d))
-print(f"{'kind':13} {'joined':>8} {'near-ovr':>8} {'nosleep':>7} {'strays':>6} {'tmout':>5} {'rtmon med':>9} "
-      f"{'rtmon max':>9} {'prog max':>9} {'gap med':>8} {'gap max':>8} {'max-diff':>8}  (ns)")
-for k, j, n, nr, ns, s, o, rmed, rmax, pmax, gmed, gmax, d in rows:
-    print(f"{k:13} {j:>4}/{n:<3} {nr:>8} {ns:>7} {s:>6} {o:>5} {rmed:>9.0f} {rmax:>9} {pmax:>9} "
+print(f"{'kind':13} {'joined':>8} {'near-ovr':>8} {'nosleep':>7} {'unsure':>6} {'compared':>8} {'strays':>6} "
+      f"{'tmout':>5} {'rtmon med':>9} {'rtmon max':>9} {'prog max':>9} {'gap med':>8} {'gap max':>8} {'max-diff':>8}  (ns)")
+for k, j, n, nr, ns, un, np, s, o, rmed, rmax, pmax, gmed, gmax, d in rows:
+    print(f"{k:13} {j:>4}/{n:<3} {nr:>8} {ns:>7} {un:>6} {np:>8} {s:>6} {o:>5} {rmed:>9.0f} {rmax:>9} {pmax:>9} "
           f"{gmed:>8.0f} {gmax:>8} {d:>8}")
 for b in bad:
     print("FAIL: " + b)
