@@ -30,6 +30,8 @@ echo "started $(uname -r)" >"$share/guest-started"
 
 while IFS=' ' read -r name timeout script; do
 	[ -n "$name" ] || continue
+	loaded_before=n
+	grep -q '^rtmon ' /proc/modules && loaded_before=y
 	echo "rtmon-vm: begin $name" >/dev/kmsg
 	start=$(date +%s.%N)
 	# -e from the first line: a script that fails before it sources
@@ -40,6 +42,16 @@ while IFS=' ' read -r name timeout script; do
 	end=$(date +%s.%N)
 	echo "rtmon-vm: end $name rc=$rc" >/dev/kmsg
 	[ $rc -eq 124 ] && echo "guest: timed out after ${timeout}s" >>"$share/$name.log"
+	# a test that died before its own clean-up (a kill, a timeout) must
+	# not make the next one fail at its insmod ("File exists", check25);
+	# a module loaded before the test (the boot-time unit's) stays
+	if [ "$loaded_before" = n ] && grep -q '^rtmon ' /proc/modules; then
+		if rmmod rtmon 2>>"$share/$name.log"; then
+			echo "guest: rtmon was left loaded by $name; unloaded" >>"$share/$name.log"
+		else
+			echo "guest: rtmon was left loaded by $name and cannot be unloaded" >>"$share/$name.log"
+		fi
+	fi
 	echo "$rc $(echo "$end - $start" | awk '{printf "%.1f", $1 - $3}')" >"$share/$name.rc"
 done <"$share/tests.list"
 

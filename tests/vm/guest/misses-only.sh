@@ -14,7 +14,7 @@ $RTMONCTL targets add --name all --comm python3 --timer >/dev/null
 $RTMONCTL start
 $RTMONCTL records --json -t 3 >$T/records.json &
 reader=$!
-trap '[ -n "$reader" ] && kill $reader 2>/dev/null; rtmon_cleanup' EXIT
+trap '[ -z "$reader" ] || kill $reader 2>/dev/null || true; rtmon_cleanup' EXIT
 for i in $(seq 30); do
 	sleep 0.01
 	python3 -c 'import time; time.sleep(0.01)'

@@ -17,7 +17,7 @@
 secs=${SECS:-20}
 [ "$(nproc)" -ge 2 ] || fail "needs 2 cpus, the guest has $(nproc)"
 ct=
-trap '[ -n "$ct" ] && kill $ct 2>/dev/null; rtmon_cleanup' EXIT
+trap '[ -z "$ct" ] || kill $ct 2>/dev/null || true; rtmon_cleanup' EXIT
 rtmon_load
 $RTMONCTL targets add --name cyclictest --comm cyclictest --timer --deadline 1ms >/dev/null
 $RTMONCTL start
