@@ -20,6 +20,7 @@ mkdir -p $W
 mon=
 adder=
 cleanup() {
+	set +e	# a process already gone must not stop the clean-up
 	[ -n "$mon" ] && kill $mon 2>/dev/null
 	[ -n "$adder" ] && kill $adder 2>/dev/null
 	wait 2>/dev/null
