@@ -76,10 +76,11 @@ for l in ct_lat:
 # Around an overrun (a wakeup later than a period) cyclictest's skipping
 # depends on when it read the clock, and a loop whose expiry had passed
 # before it slept again has no wakeup: those loops are left out below.
-near = set()
+near, late = set(), set()
 for k, l in enumerate(ct_lat):
     if l >= interval // 2:
         near.update((k - 1, k, k + 1, k + 2))
+        late.update((k, k + 1))
 loop_of, missing = {}, []
 for k in range(loops):
     if grid[k] in by_slot:
@@ -89,11 +90,14 @@ for k in range(loops):
 assert not missing, f"loops without a record: {missing[:10]} (latencies {[ct_lat[k] for k in missing[:10]]})"
 strays = [r for r in by_slot.values()]
 print(f"{len(loop_of)} of {loops} wakeups joined one to one; {len(near & set(range(loops)))} loops near "
-      f"{sum(1 for l in ct_lat if l >= interval // 2)} overruns left out; {len(strays)} records there")
+      f"{sum(1 for l in ct_lat if l >= interval // 2)} overruns may lack theirs; {len(strays)} records there")
 assert len(strays) <= len(near), "records that belong to no cyclictest loop"
-loop_of = {k: r for k, r in loop_of.items() if k not in near}
-# under heavy load (or emulation) many loops overrun: still compare at least half
-assert len(loop_of) >= loops // 2, "too few wakeups joined"
+# compared: all but a late loop and the next (the thread still busy with
+# the late one when its timer fired); a loaded host makes many late ones
+# (check25 on 6.12-rt: 194 of 1000, 541 loops near them): at least 30
+loop_of = {k: r for k, r in loop_of.items() if k not in late}
+print(f"{len(loop_of)} wakeups compared")
+assert len(loop_of) >= 30, "too few wakeups joined"
 pairs = [(ct_lat[k], r["latency_ns"]) for k, r in sorted(loop_of.items())]
 rt_lat = [r for c, r in pairs]
 gaps = [c - r for c, r in pairs]
