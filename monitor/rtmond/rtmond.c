@@ -631,6 +631,58 @@ static void load_key_init(void)
 		 rtmond_load_tag);
 }
 
+/*
+ * The writer saves rtmond.seq after a batch's lines: a run killed between
+ * the two had stored records its window does not say. They are at the
+ * tail of DIR/NAME (one line each, starting {"seq":N), so those the module
+ * hands again are marked stored, not written twice. Returns how many.
+ */
+#define SEQ_TAIL_BYTES	(2 << 20)	/* RTMOND_WQ batches of long lines */
+static int seq_scan_tail(const char *dir, const char *name)
+{
+	char path[512], *buf, *p, *end;
+	off_t size, off;
+	ssize_t n;
+	int fd, found = 0;
+	uint64_t s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	size = lseek(fd, 0, SEEK_END);
+	off = size > SEQ_TAIL_BYTES ? size - SEQ_TAIL_BYTES : 0;
+	buf = size > 0 ? malloc(SEQ_TAIL_BYTES + 1) : NULL;
+	n = buf ? pread(fd, buf, SEQ_TAIL_BYTES, off) : -1;
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return 0;
+	}
+	buf[n] = 0;
+	end = buf + n;
+	p = buf;
+	if (off) {	/* a tail that starts inside a line: from the next one */
+		p = memchr(buf, '\n', (size_t)n);
+		p = p ? p + 1 : end;
+	}
+	while (p < end) {
+		if (!strncmp(p, "{\"seq\":", 7)) {
+			s = strtoull(p + 7, NULL, 10);
+			if (s >= seq_next && s < seq_next + SEQ_WIN && !seen_get(s)) {
+				seen_set(s);
+				if (s > seq_max)
+					seq_max = s;
+				found++;
+			}
+		}
+		p = memchr(p, '\n', (size_t)(end - p));
+		p = p ? p + 1 : end;
+	}
+	free(buf);
+	return found;
+}
+
 static void load_seq(const char *dir)
 {
 	static char buf[SEQ_WIN * 21 + 32];
@@ -671,9 +723,15 @@ static void load_seq(const char *dir)
 		p = e;
 	}
 	have_last = restarted = 1;
-	last_seq = seq_max;
 	rtmond_log("the previous run read every record before seq %" PRIu64 "%s", seq_next,
 		   seq_max >= seq_next ? " and some after it" : "");
+	n = seq_scan_tail(dir, "records.jsonl") + seq_scan_tail(dir, "misses.jsonl");
+	if (n > 0) {
+		rtmond_log("%zd records stored after its last rtmond.seq (killed in between): "
+			   "not written again", n);
+		seq_advance(0);
+	}
+	last_seq = seq_max;
 }
 
 /* ---- records ---- */
