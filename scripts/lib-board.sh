@@ -583,7 +583,9 @@ board_suite_headers() {
 # BOARD_SUITE in the cache ($RTMON_CACHE/chroot/SUITE-ARCH: debootstrap
 # minbase, make, and the compiler the headers name in
 # CONFIG_CC_VERSION_TEXT), made once as root (about a minute, 450 MB);
-# each build then runs in a private mount namespace where the checkout and
+# cross/build-user adds the suite's cross compiler for user space, its C
+# library for the board's architecture and pkg-config to the same chroot
+# (suite_chroot; cross_chroot in cross/lib-cross.sh); each build then runs in a private mount namespace where the checkout and
 # the sysroots are bind-mounted at their own paths (gone when make exits).
 
 # board_cc [KDIR]: the compiler the board's kernel headers (KDIR, default
@@ -599,7 +601,7 @@ board_cc() {
 # board_toolchain_chroot [KDIR]: create (once) the chroot of the board's
 # suite with the compiler of its kernel; prints the chroot's directory.
 board_toolchain_chroot() {
-	local cc triplet v pkg arch root lk log
+	local cc triplet v pkg root
 	cc=$(board_cc "${1:-}") || exit 1
 	triplet=${cc%-gcc-*} v=${cc##*-}
 	[ "$triplet" != "$cc" ] && [ -n "$v" ] || die "cannot tell the compiler package of '$cc'"
@@ -609,60 +611,103 @@ board_toolchain_chroot() {
 	else
 		pkg=gcc-$v-$triplet
 	fi
+	root=$(suite_chroot "$pkg") || exit 1
+	[ -x "$root/usr/bin/$cc" ] || die "$cc missing in $root after installing $pkg"
+	echo "$root"
+}
+
+# chroot_missing ROOT PKG...: those of PKG... not installed in the chroot
+# (read from its dpkg status: no chroot call, works without root).
+chroot_missing() {
+	local root=$1
+	shift
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) need[w[i]] = 1 }
+		/^Package: / { p = $2 }
+		/^Status: .* installed$/ && (p in need) { delete need[p] }
+		END { for (p in need) print p }' "$root/var/lib/dpkg/status" 2>/dev/null | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# chroot_mb ROOT: the chroot's size in MB, apt's lists and caches left out
+chroot_mb() {
+	du -sm --exclude=./var/cache/apt --exclude=./var/lib/apt/lists "$1/." | cut -f1
+}
+
+# suite_chroot PKG...: the chroot of the board's suite
+# ($RTMON_CACHE/chroot/SUITE-ARCH), made once (debootstrap minbase with make
+# and PKG...), PKG... installed into it when missing (a chroot made for
+# another use gets them added: the module's compiler, then the user space's
+# cross compiler, C library and pkg-config); prints its directory. Making or
+# adding to it needs root; it says what it fetches and how long it took.
+suite_chroot() {
+	local arch root lk log missing t0 inc
 	arch=$(dpkg --print-architecture)
 	root=$RTMON_CACHE/chroot/$BOARD_SUITE-$arch
 	log=$root.log
-	if [ -f "$root/.complete" ] && [ -x "$root/usr/bin/$cc" ]; then
+	if [ -f "$root/.complete" ] && [ -z "$(chroot_missing "$root" "$@")" ]; then
 		echo "$root"
 		return
 	fi
-	[ "$(id -u)" = 0 ] || die "$BOARD_NAME: the $BOARD_SUITE chroot with $cc is missing; making it needs root (run 'make deps' as root)"
+	[ "$(id -u)" = 0 ] || die "$BOARD_NAME: the $BOARD_SUITE chroot with $* is missing; making it needs root (run 'make deps' as root)"
 	command -v debootstrap >/dev/null || die "debootstrap not installed (run 'make deps')"
 	mkdir -p "$RTMON_CACHE/chroot"
 	# one creator at a time; the others wait, then find it complete
 	exec {lk}>"$root.lock"
 	flock "$lk"
 	if [ ! -f "$root/.complete" ]; then
-		echo "making a $BOARD_SUITE chroot with $pkg for $BOARD_NAME in ${root/#$HOME/\~} (log: ${log/#$HOME/\~})" >&2
+		t0=$SECONDS
+		inc=$(IFS=,; echo "make,$*")
+		echo "making a $BOARD_SUITE chroot with $* for $BOARD_NAME in ${root/#$HOME/\~} (log: ${log/#$HOME/\~})" >&2
 		rm -rf "$root" "$root.tmp"
-		debootstrap --variant=minbase --arch="$arch" --include="make,$pkg" \
+		debootstrap --variant=minbase --arch="$arch" --include="$inc" \
 			"$BOARD_SUITE" "$root.tmp" "$(debian_mirror)" >"$log" 2>&1 || {
 			tail -n 5 "$log" >&2
 			die "debootstrap of $BOARD_SUITE failed (log: $log)"
 		}
 		mv "$root.tmp" "$root"
 		touch "$root/.complete"
+		echo "made the $BOARD_SUITE chroot in $((SECONDS - t0)) s ($(du -sm "$root" | cut -f1) MB)" >&2
 	fi
-	if [ ! -x "$root/usr/bin/$cc" ]; then
-		# the chroot exists, made for another board's compiler
-		echo "installing $pkg in ${root/#$HOME/\~} (log: ${log/#$HOME/\~})" >&2
+	missing=$(chroot_missing "$root" "$@")
+	if [ -n "$missing" ]; then
+		# the chroot exists, made for another use
+		t0=$SECONDS
+		local before
+		before=$(chroot_mb "$root")
+		echo "installing $missing in the $BOARD_SUITE chroot ${root/#$HOME/\~} for $BOARD_NAME (log: ${log/#$HOME/\~})" >&2
+		# shellcheck disable=SC2086
 		{ chroot "$root" apt-get update -qq && chroot "$root" env DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -qq --no-install-recommends "$pkg"; } >>"$log" 2>&1 || {
+			apt-get install -y -qq --no-install-recommends $missing; } >>"$log" 2>&1 || {
 			tail -n 5 "$log" >&2
-			die "apt-get install $pkg in the $BOARD_SUITE chroot failed (log: $log)"
+			die "apt-get install $missing in the $BOARD_SUITE chroot failed (log: $log)"
 		}
+		chroot "$root" apt-get clean >>"$log" 2>&1 || true
+		echo "installed $missing in $((SECONDS - t0)) s (chroot $before -> $(chroot_mb "$root") MB, apt's lists and caches left out)" >&2
 	fi
 	exec {lk}>&-
-	[ -x "$root/usr/bin/$cc" ] || die "$cc missing in $root after installing $pkg"
+	missing=$(chroot_missing "$root" "$@")
+	[ -z "$missing" ] || die "$missing still missing in $root after installing"
 	echo "$root"
 }
 
 # chroot_run ROOT COMMAND...: run COMMAND in the chroot with the checkout
-# and the cache's sysroots bind-mounted at their own paths, in a private
-# mount namespace (the mounts vanish with the command).
+# and the cache's sysroots (kernel headers: sysroot/; user-space libraries:
+# userland/) bind-mounted at their own paths, in a private mount namespace
+# (the mounts vanish with the command).
 chroot_run() {
-	local root=$1 top sys
+	local root=$1 top sys usr
 	shift
 	top=$(cd "$RTMON_TOP" && pwd)
-	mkdir -p "$RTMON_CACHE/sysroot"
+	mkdir -p "$RTMON_CACHE/sysroot" "$RTMON_CACHE/userland"
 	sys=$(cd "$RTMON_CACHE/sysroot" && pwd)
+	usr=$(cd "$RTMON_CACHE/userland" && pwd)
 	unshare -m --propagation private -- /bin/sh -c '
-		root=$1 top=$2 sys=$3
-		shift 3
-		for d in "$top" "$sys"; do
+		root=$1 top=$2 sys=$3 usr=$4
+		shift 4
+		for d in "$top" "$sys" "$usr"; do
 			mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 125
 		done
-		exec chroot "$root" "$@"' sh "$root" "$top" "$sys" "$@"
+		exec chroot "$root" "$@"' sh "$root" "$top" "$sys" "$usr" "$@"
 }
 
 # board_make MAKE-ARGS...: make with the board's toolchain: the build
