@@ -3,13 +3,20 @@
 # and the runtime packages rtmond needs on a board. Sourced after
 # scripts/lib-board.sh and board_load (functions and one list only).
 #
-# The sysroot is made of Debian's packages for the board's architecture
-# (bookworm: the build machine's release, whose C library the cross
-# compiler has), downloaded with apt-get download (never installed) and
-# unpacked into $RTMON_CACHE/userland/ARCH-sysroot-ID/, with every library
-# they need at run time (the closure of their Depends), so the linker can
-# follow the shared libraries' own dependencies (-rpath-link) and
-# pkg-config finds every .pc file (PKG_CONFIG_LIBDIR/PKG_CONFIG_SYSROOT_DIR).
+# The sysroot is made of Debian's packages for the board's architecture,
+# downloaded with apt-get download (never installed) and unpacked into
+# $RTMON_CACHE/userland/ARCH-sysroot-ID/, with every library they need at
+# run time (the closure of their Depends), so the linker can follow the
+# shared libraries' own dependencies (-rpath-link) and pkg-config finds
+# every .pc file (PKG_CONFIG_LIBDIR/PKG_CONFIG_SYSROOT_DIR). Which suite:
+#  - a board of the build machine's suite (bookworm): that suite's packages,
+#    built with the build machine's cross compiler (whose C library is
+#    that suite's);
+#  - a board of another suite (BOARD_SUITE=trixie): that suite's packages
+#    (its separate apt state, scripts/lib-board.sh), into
+#    $RTMON_CACHE/userland/SUITE-ARCH-sysroot-ID/, built inside that
+#    suite's chroot with its cross compiler and C library (cross_chroot):
+#    the libraries' sonames, symbol versions and glibc then are the board's.
 
 # The -dev packages user space is built with: librtmon (lttng-ust, urcu
 # headers), rtmonctl (jansson, static) and rtmond (all, dynamic). A new
@@ -58,22 +65,26 @@ deb_specs() {
 # ("SONAME PKG" for every shared library it holds, to map a binary's
 # NEEDED entries to the packages that provide them).
 cross_sysroot() {
-	local pkgs specs id d s f name ver arch lk
+	local pkgs specs id d s f name ver arch lk suite t0
+	suite=$(cross_suite)
 	# shellcheck disable=SC2086
-	pkgs=$(BOARD_SUITE=$(host_suite) && deb_closure $CROSS_DEV_PKGS) || exit 1
-	[ -n "$pkgs" ] || die "cannot resolve $CROSS_DEV_PKGS for $BOARD_DEB_ARCH with apt-cache (run 'make deps')"
+	pkgs=$(BOARD_SUITE=$suite && deb_closure $CROSS_DEV_PKGS) || exit 1
+	[ -n "$pkgs" ] || die "cannot resolve $CROSS_DEV_PKGS for $BOARD_DEB_ARCH in $suite with apt-cache (run 'make deps')"
 	# shellcheck disable=SC2086
-	specs=$(BOARD_SUITE=$(host_suite) && deb_specs $pkgs) || exit 1
+	specs=$(BOARD_SUITE=$suite && deb_specs $pkgs) || exit 1
 	id=$(echo "$specs" | cksum | cut -d' ' -f1)
 	d=$RTMON_CACHE/userland/$BOARD_DEB_ARCH-sysroot-$id
+	[ "$suite" = "$(host_suite)" ] || d=$RTMON_CACHE/userland/$suite-$BOARD_DEB_ARCH-sysroot-$id
 	mkdir -p "$RTMON_CACHE/userland"
 	# boards of one architecture share it (make check builds them at once)
 	exec {lk}>"$d.lock"
 	flock "$lk"
 	if [ ! -f "$d/.complete" ]; then
 		rm -rf "$d" "$d.tmp"
+		t0=$SECONDS
+		echo "making the $suite $BOARD_DEB_ARCH sysroot for rtmon's user space ($(echo "$specs" | wc -l) packages) in ${d/#$HOME/\~}" >&2
 		# shellcheck disable=SC2086
-		(BOARD_SUITE=$(host_suite) && deb_fetch "$d.tmp" $specs) || exit 1
+		(BOARD_SUITE=$suite && deb_fetch "$d.tmp" $specs) || exit 1
 		# absolute links (libcap.so -> /lib/TRIPLET/libcap.so.2) would
 		# point into the build machine: made relative, within the tree
 		find "$d.tmp" -type l -lname '/*' | while read -r f; do
@@ -89,9 +100,44 @@ cross_sysroot() {
 		done | sort -u >"$d.tmp/.sonames"
 		mv "$d.tmp" "$d"
 		touch "$d/.complete"
+		# shellcheck disable=SC2086
+		echo "made the $suite $BOARD_DEB_ARCH sysroot in $((SECONDS - t0)) s ($(cross_debs_mb $specs) MB of packages, $(du -sm "$d" | cut -f1) MB unpacked)" >&2
 	fi
 	exec {lk}>&-
 	echo "$d"
+}
+
+# cross_debs_mb PKG:ARCH=VER...: the size of those packages in the cache (MB)
+cross_debs_mb() {
+	local s name ver arch
+	for s in "$@"; do
+		name=${s%%:*} ver=${s#*=} arch=${s%%=*}
+		arch=${arch#*:}
+		echo "$RTMON_CACHE/debs/${name}_${ver/:/%3a}_$arch.deb"
+	done | xargs du -cm 2>/dev/null | awk 'END { print $1 }'
+}
+
+# cross_suite: the Debian suite whose libraries and C library the board's
+# user space is built with: the board's BOARD_SUITE when it is not the build
+# machine's, else the build machine's (a board without BOARD_SUITE too).
+cross_suite() {
+	if board_other_suite; then echo "$BOARD_SUITE"; else host_suite; fi
+}
+
+# cross_chroot_pkgs: what the suite's chroot needs to build user space for
+# the board: the cross compiler (gcc-TRIPLET, the suite's default gcc), its
+# C library for the board's architecture (libc6-dev-ARCH-cross) and
+# pkg-config (monitor/Makefile: libsystemd).
+cross_chroot_pkgs() {
+	echo "gcc-$(board_triplet) libc6-dev-$BOARD_DEB_ARCH-cross pkgconf"
+}
+
+# cross_chroot: for a board of another suite, the suite's chroot with
+# cross_chroot_pkgs installed (made or completed once, as root: see
+# suite_chroot in scripts/lib-board.sh); prints its directory.
+cross_chroot() {
+	# shellcheck disable=SC2046
+	suite_chroot $(cross_chroot_pkgs)
 }
 
 # elf_needed ELF: the shared libraries (NEEDED entries) of an executable.
