@@ -29,6 +29,8 @@ if board_foreign; then
 	needs=$(cat "$uout/rtmond.needs")
 	glibc=$(cat "$uout/rtmond.glibc")
 	triplet=$(board_triplet)
+	# the suite rtmond was built against (cross/build-user: the board's)
+	suite=$(cross_suite)
 else
 	make -s -C "$RTMON_TOP/monitor" "$RTMON_TOP/build/monitor/rtmonctl" \
 		"$RTMON_TOP/build/monitor/rtmon-mark" "$RTMON_TOP/build/monitor/rtmond" >&2 ||
@@ -41,7 +43,19 @@ else
 	done)
 	triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 	glibc=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+	suite=$(host_suite)
 fi
+# the root file systems rtmond's libraries (sonames, package names) fit
+case "$suite" in
+bookworm) rootfs="Debian 12
+(bookworm) or later, Raspberry Pi OS (bookworm), BeagleBoard.org's Debian
+images" ;;
+trixie) rootfs="Debian 13
+(trixie) or later, Raspberry Pi OS (trixie), BeagleBoard.org's Debian 13
+images" ;;
+*) rootfs="Debian
+$suite or later" ;;
+esac
 version=$(sed -n 's/^#define RTMON_VERSION[[:space:]]*"\(.*\)"/\1/p' "$RTMON_TOP/kmod/rtmon.h")
 name=rtmon-$version-$BOARD_NAME-$kver
 dist=$RTMON_TOP/build/dist
@@ -69,9 +83,7 @@ case " $pkgs " in *' ? '*) die "rtmond needs a library no package provides: $(ec
 rtmon $version for board $BOARD_NAME ($BOARD_DESC)
 kernel $kver, $BOARD_ARCH ($BOARD_DEB_ARCH)
 
-This package is for a Debian-like root file system on the board: Debian 12
-(bookworm) or later, Raspberry Pi OS (bookworm), BeagleBoard.org's Debian
-images (glibc $glibc or later). The module and the tools (bin/rtmonctl,
+This package is for a Debian-like root file system on the board: $rootfs (glibc $glibc or later). The module and the tools (bin/rtmonctl,
 bin/rtmon-mark, static) need nothing but the kernel. The daemon,
 sbin/rtmond, uses the board's own shared libraries, from its packages
 (so they get the distribution's security updates):
