@@ -132,6 +132,32 @@ cross_chroot_pkgs() {
 	echo "gcc-$(board_triplet) libc6-dev-$BOARD_DEB_ARCH-cross pkgconf"
 }
 
+# cross_make MAKE-ARGS...: make with the board's user-space toolchain: the
+# build machine's, or for a board of another suite inside that suite's
+# chroot (cross_chroot; paths in the arguments must then be in the checkout
+# or in the cache's sysroots, which chroot_run binds at their own paths).
+cross_make() {
+	if board_other_suite; then
+		local root
+		root=$(cross_chroot) || return 1
+		chroot_run "$root" make "$@"
+	else
+		make "$@"
+	fi
+}
+
+# cross_cc_check: die unless the board's cross compiler is there (on the
+# build machine, or in the suite's chroot, made or completed here).
+cross_cc_check() {
+	local cc=${BOARD_CROSS_COMPILE}gcc root
+	if board_other_suite; then
+		root=$(cross_chroot) || exit 1
+		[ -x "$root/usr/bin/$cc" ] || die "$cc missing in the $BOARD_SUITE chroot $root"
+	else
+		command -v "$cc" >/dev/null || die "$cc not installed (run 'make deps')"
+	fi
+}
+
 # cross_chroot: for a board of another suite, the suite's chroot with
 # cross_chroot_pkgs installed (made or completed once, as root: see
 # suite_chroot in scripts/lib-board.sh); prints its directory.
