@@ -14,7 +14,7 @@
 #   make bench       benchmarks: core instructions/event, module overhead in QEMU
 #   make cross       module and static user space for an ARM board: BOARD=NAME [KDIR=...]
 #   make dist        install tarball for a board: BOARD=NAME [KDIR=...]
-#   make debs        Debian packages in build/deb [ARCH=arm64|armhf]
+#   make debs        Debian packages in build/deb [ARCH=arm64|armhf] [BOARD=qemu-arm64-rt-6.12: build/deb-trixie]
 #   make debs-arm    the Debian packages for both ARM architectures
 #   make clean       remove build/
 #   make help        this list
@@ -77,9 +77,12 @@ install:
 
 # Debian packages: rtmon, rtmon-dkms, librtmon0, librtmon-dev (build/deb);
 # make debs ARCH=arm64|armhf: from the cross-built user space (ARCH only
-# from the command line: a kernel-style ARCH in the environment is ignored)
+# from the command line: a kernel-style ARCH in the environment is ignored);
+# make debs BOARD=NAME: that cross board's user space, built against its
+# Debian suite (BOARD=qemu-arm64-rt-6.12: trixie's, into build/deb-trixie)
 debs:
-	packaging/build-debs.sh $(if $(filter command line,$(origin ARCH)),--arch $(ARCH))
+	packaging/build-debs.sh $(if $(filter command line,$(origin ARCH)),--arch $(ARCH)) \
+		$(if $(filter command line,$(origin BOARD)),--board $(BOARD))
 
 # the .debs for both ARM architectures (build/deb: *_arm64.deb, *_armhf.deb)
 debs-arm:

@@ -23,30 +23,56 @@
 # runtime-packages for rtmond; the sysroot's sonames for the libraries).
 # Same files and maintainer scripts, libraries in /usr/lib/aarch64-linux-gnu
 # or /usr/lib/arm-linux-gnueabihf.
+# --board BOARD: the user space of that cross board instead (its
+# architecture; --arch, if given too, must match). A board of another
+# Debian suite (qemu-arm64-rt-6.12: trixie) gets that suite's build
+# (cross/build-user: its libraries, compiled in the suite's chroot; the
+# shared libraries here the same way), so the Depends name that suite's
+# packages (libconfig11, liblttng-ust1t64, ...); OUTDIR then defaults to
+# build/deb-SUITE (same file names as the build machine's suite's).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 host=$(dpkg --print-architecture)
 arch=$host
+board=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) [ $# -ge 2 ] || { echo "build-debs.sh: --arch needs a value" >&2; exit 2; }
 		arch=$2; shift 2 ;;
 	--arch=*) arch=${1#--arch=}; shift ;;
+	--board) [ $# -ge 2 ] || { echo "build-debs.sh: --board needs a value" >&2; exit 2; }
+		board=$2; shift 2 ;;
+	--board=*) board=${1#--board=}; shift ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	-*) echo "build-debs.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -le 1 ] || { echo "usage: packaging/build-debs.sh [--arch amd64|arm64|armhf] [OUTDIR]" >&2; exit 2; }
-board=
-if [ "$arch" != "$host" ]; then
+[ $# -le 1 ] || { echo "usage: packaging/build-debs.sh [--arch amd64|arm64|armhf] [--board BOARD] [OUTDIR]" >&2; exit 2; }
+suite=
+if [ -n "$board" ]; then
+	# the board's architecture ("-": the build machine's) and suite (the
+	# build machine's: nothing)
+	b=$(bash -c '. "$1/scripts/lib-board.sh" && board_load "$2" &&
+		echo "$(if board_foreign; then echo "$BOARD_DEB_ARCH"; else echo -; fi) $(if board_other_suite; then echo "$BOARD_SUITE"; fi)"' \
+		build-debs.sh "$top" "$board") || exit 2
+	ba=${b%% *} suite=${b#* }
+	if [ "$ba" = - ]; then
+		# the build machine's own packages, as without --board
+		[ -z "$suite" ] || { echo "build-debs.sh: $board is a $suite board of the build machine's architecture: no $suite build of the host's packages (only cross boards of another suite)" >&2; exit 2; }
+		board='' ba=$host
+	fi
+	[ "$arch" = "$host" ] || [ "$arch" = "$ba" ] ||
+		{ echo "build-debs.sh: --arch $arch, but board $board is $ba" >&2; exit 2; }
+	arch=$ba
+elif [ "$arch" != "$host" ]; then
 	case "$arch" in
 	arm64) board=qemu-arm64-rt ;;
 	armhf) board=qemu-armhf-rt ;;
 	*) echo "build-debs.sh: no cross build for architecture '$arch' (amd64 on amd64, arm64, armhf)" >&2; exit 2 ;;
 	esac
 fi
-out=${1:-$top/build/deb}
+out=${1:-$top/build/deb${suite:+-$suite}}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 version=$(sed -n 's/^VERSION :*= *//p' "$top/monitor/Makefile")
@@ -79,12 +105,13 @@ else
 	ma=$(board_sh board_triplet)
 	cc=$(board_sh printenv BOARD_CROSS_COMPILE)gcc ||
 		{ echo "build-debs.sh: board $board has no BOARD_CROSS_COMPILE" >&2; exit 1; }
-	command -v "$cc" >/dev/null || { echo "build-debs.sh: $cc not found for $arch" >&2; exit 1; }
+	board_sh cross_cc_check
 	# the shared libraries and librtmon.pc, which cross/build-user does not
-	# make: same compiler, flags and sysroot (build/deb-cross/ARCH)
-	build=$top/build/deb-cross/$arch
+	# make: same compiler, flags and sysroot (build/deb-cross/[SUITE-]ARCH;
+	# cross_make: in the suite's chroot for a board of another suite)
+	build=$top/build/deb-cross/${suite:+$suite-}$arch
 	PKG_CONFIG_LIBDIR=$sr/usr/lib/$ma/pkgconfig:$sr/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$sr \
-	make -s -C "$top/monitor" CC="$cc" AR="${cc%gcc}ar" O="$build" \
+	board_sh cross_make -s -C "$top/monitor" CC="$cc" AR="${cc%gcc}ar" O="$build" \
 		CFLAGS="-O2 -g -I$sr/usr/include -I$sr/usr/include/$ma" \
 		LDFLAGS="-L$sr/usr/lib/$ma -L$sr/lib/$ma -Wl,-rpath-link,$sr/usr/lib/$ma:$sr/lib/$ma" \
 		"$build/librtmon.so" "$build/librtmon-ust.so" "$build/librtmon.pc" >&2
