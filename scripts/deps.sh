@@ -150,4 +150,16 @@ for b in "$top"/boards/*.board; do
 		}
 		echo "deps: $name: compiler in the $suite chroot ${tc/#$HOME/\~}"
 	fi
+	# a cross board of another suite builds its user space in the same
+	# chroot, against that suite (cross/build-user): the suite's cross
+	# compiler, its C library for the board and pkg-config, added once
+	# (cross_chroot in cross/lib-cross.sh; about 10 s, 22 MB)
+	if grep -q '^BOARD_CROSS_COMPILE=.' "$b"; then
+		uc=$(bash -c '. "$1/scripts/lib-board.sh" && . "$1/cross/lib-cross.sh" && board_load "$2" &&
+			cross_chroot >/dev/null && cross_chroot_pkgs' deps "$top" "$name") || {
+			echo "deps: cannot add the user-space cross compiler to the $suite chroot for $name" >&2
+			exit 1
+		}
+		echo "deps: $name: user-space toolchain in the $suite chroot ($uc)"
+	fi
 done
