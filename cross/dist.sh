@@ -23,7 +23,9 @@ board_load "$1"
 ko=$("$RTMON_TOP/scripts/build-kmod" "$@") || exit 1
 vermagic=$(modinfo -F vermagic "$ko")
 kver=${vermagic%% *}
-if board_foreign; then
+# cross_user: another architecture, or another suite (an amd64 board of
+# trixie: its user space built in the trixie chroot, not build/monitor)
+if cross_user; then
 	uout=$("$here/build-user" "$BOARD_NAME")
 	bin=$uout/bin
 	needs=$(cat "$uout/rtmond.needs")

@@ -34,13 +34,17 @@ CROSS_SKIP_RE='^(libc6-dev|libc-dev-bin|linux-libc-dev|libcrypt-dev|libnsl-dev|l
 # their Depends/Pre-Depends, for the board's architecture: one line each,
 # PKG:ARCH. Virtual packages, other architectures' packages
 # (Multi-Arch: foreign tools, satisfied by the build machine) and the
-# C-library development packages are left out.
+# C-library development packages are left out. For a board of the build
+# machine's architecture (an amd64 board of another suite), apt prints that
+# architecture's packages unqualified: they are printed PKG:ARCH too.
 deb_closure() {
-	local p qs=()
+	local p qs=() native=
 	for p in "$@"; do qs+=("$p:$BOARD_DEB_ARCH"); done
+	board_foreign || native=1
 	apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
 		--no-breaks --no-replaces --no-enhances "${qs[@]}" 2>/dev/null |
-		awk -v a=":$BOARD_DEB_ARCH" -v skip="$CROSS_SKIP_RE" '
+		awk -v a=":$BOARD_DEB_ARCH" -v skip="$CROSS_SKIP_RE" -v native="$native" '
+			/^[^ <]/ && native && $1 !~ /:/ { if ($1 !~ skip) print $1 a; next }
 			/^[^ <]/ && substr($1, length($1) - length(a) + 1) == a {
 				n = substr($1, 1, length($1) - length(a)); if (n !~ skip) print $1 }' |
 		sort -u
@@ -49,8 +53,10 @@ deb_closure() {
 # deb_specs PKG:ARCH...: PKG:ARCH=CANDIDATE for each (one apt-cache call).
 deb_specs() {
 	local pol q v
+	# (the build machine's architecture's packages come back unqualified)
 	pol=$(apt-cache policy "$@" 2>/dev/null |
-		awk '/^[^ ].*:$/ { sub(/:$/, ""); p = $0 } /^  Candidate:/ { print p, $2 }')
+		awk -v a=":$(dpkg --print-architecture)" '/^[^ ].*:$/ { sub(/:$/, ""); p = $0; if (p !~ /:/) p = p a }
+			/^  Candidate:/ { print p, $2 }')
 	for q in "$@"; do
 		v=$(awk -v q="$q" '$1 == q { print $2; exit }' <<<"$pol")
 		[ -n "$v" ] && [ "$v" != "(none)" ] ||
@@ -124,12 +130,26 @@ cross_suite() {
 	if board_other_suite; then echo "$BOARD_SUITE"; else host_suite; fi
 }
 
+# cross_user: true when the board's user space is built by cross/build-user
+# (against a sysroot of its suite's packages) rather than on the build
+# machine (make -C monitor: build/monitor): a board of another architecture,
+# or of another suite (an amd64 board of trixie: built natively inside that
+# suite's chroot, so rtmond gets the suite's glibc and libraries).
+cross_user() {
+	board_foreign || board_other_suite
+}
+
 # cross_chroot_pkgs: what the suite's chroot needs to build user space for
 # the board: the cross compiler (gcc-TRIPLET, the suite's default gcc), its
 # C library for the board's architecture (libc6-dev-ARCH-cross) and
-# pkg-config (monitor/Makefile: libsystemd).
+# pkg-config (monitor/Makefile: libsystemd); for a board of the build
+# machine's architecture the suite's native gcc and libc6-dev instead.
 cross_chroot_pkgs() {
-	echo "gcc-$(board_triplet) libc6-dev-$BOARD_DEB_ARCH-cross pkgconf"
+	if board_foreign; then
+		echo "gcc-$(board_triplet) libc6-dev-$BOARD_DEB_ARCH-cross pkgconf"
+	else
+		echo "gcc libc6-dev pkgconf"
+	fi
 }
 
 # cross_make MAKE-ARGS...: make with the board's user-space toolchain: the
