@@ -29,7 +29,9 @@
 # (cross/build-user: its libraries, compiled in the suite's chroot; the
 # shared libraries here the same way), so the Depends name that suite's
 # packages (libconfig11, liblttng-ust1t64, ...); OUTDIR then defaults to
-# build/deb-SUITE (same file names as the build machine's suite's).
+# build/deb-SUITE (same file names as the build machine's suite's). An
+# amd64 board of another suite (qemu-x86_64-rt-6.12) likewise: its user
+# space built with that suite's native gcc in its chroot.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 host=$(dpkg --print-architecture)
@@ -57,10 +59,13 @@ if [ -n "$board" ]; then
 		echo "$(if board_foreign; then echo "$BOARD_DEB_ARCH"; else echo -; fi) $(if board_other_suite; then echo "$BOARD_SUITE"; fi)"' \
 		build-debs.sh "$top" "$board") || exit 2
 	ba=${b%% *} suite=${b#* }
-	if [ "$ba" = - ]; then
+	if [ "$ba" = - ] && [ -z "$suite" ]; then
 		# the build machine's own packages, as without --board
-		[ -z "$suite" ] || { echo "build-debs.sh: $board is a $suite board of the build machine's architecture: no $suite build of the host's packages (only cross boards of another suite)" >&2; exit 2; }
 		board='' ba=$host
+	elif [ "$ba" = - ]; then
+		# an amd64 board of another suite (qemu-x86_64-rt-6.12): that
+		# suite's build, natively in its chroot (cross/build-user)
+		ba=$host
 	fi
 	[ "$arch" = "$host" ] || [ "$arch" = "$ba" ] ||
 		{ echo "build-debs.sh: --arch $arch, but board $board is $ba" >&2; exit 2; }
