@@ -3,7 +3,9 @@
 #   build/dist/rtmon-VERSION-BOARD-KVER.tar.gz
 # holding rtmon.ko (built for the board's kernel: scripts/build-kmod),
 # bin/rtmonctl and bin/rtmon-mark (static for cross boards:
-# cross/build-user; on x86 boards the host build, which needs libjansson4),
+# cross/build-user, also for an x86 board of another suite, built in that
+# suite's chroot; on the other x86 boards the host build, which needs
+# libjansson4),
 # sbin/rtmond (dynamic: it uses the board's own libconfig, libmicrohttpd,
 # lttng-ctl... from its Debian packages), etc/rtmon/rtmon.conf (a starting
 # configuration to edit), install.sh, README (what the board needs) and
