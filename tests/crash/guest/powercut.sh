@@ -7,6 +7,7 @@
 # host then reads the disk image (tests/crash/run).
 # timeout: 120
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
+. "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
 
 command -v cyclictest >/dev/null || fail "cyclictest (rt-tests) not installed"
 [ -b /dev/vda ] || modprobe virtio_blk 2>/dev/null || true
@@ -15,25 +16,15 @@ for ((i = 0; i < 50; i++)); do [ -b /dev/vda ] && break; sleep 0.1; done
 modprobe ext4 2>/dev/null || true
 mkdir -p /mnt/disk
 mount -t ext4 /dev/vda /mnt/disk || fail "cannot mount /dev/vda: $(dmesg | tail -n 2)"
-out=/mnt/disk/rtmon
-RTMOND=$RTMON_TOP/build/monitor/rtmond
 rtmon_load
-cat >$T/rtmon.conf <<CONF
-targets = ( { name = "ct"; comm = "cyclictest"; source = "timer";
-	      end = "switch_in"; deadline = "1us"; } );
-snapshot = { dir = "$out"; records_file = false; ftrace = false; lttng = false; };
-metrics = { listen = ""; };
-realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
-CONF
-taskset -c 0 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
-rtmond=$!
-for ((i = 0; i < 100; i++)); do grep -q "running" $T/rtmond.log && break; sleep 0.1; done
-grep -q "running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 5 $T/rtmond.log)"
+# rtmond on cpu 0 (explain-lib.sh), no ftrace snapshot: only the lines
+explain_rtmond_start /mnt/disk/rtmon '{ name = "ct"; comm = "cyclictest"; source = "timer";
+	      end = "switch_in"; deadline = "1us"; }' 0
 cyclictest -q -t1 -p 50 -a 1 -i 1000 -l 100000 -m >/dev/null 2>&1 &
 for ((i = 0; i < 100; i++)); do [ -s $out/rtmond.seq ] && break; sleep 0.1; done
 [ -s $out/rtmond.seq ] || fail "rtmond saved no rtmond.seq in 10 s: $(tail -n 5 $T/rtmond.log)"
 sleep 3
-kill -0 $rtmond || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
+kill -0 $pid || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
 # what rtmond has said is stored, then all it wrote (a superset), then the
 # cut: nothing in between lets the guest write its page cache back
 cp $out/rtmond.seq $T/seq-before-cut

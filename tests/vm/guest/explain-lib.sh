@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Helpers of the explain guest tests (explain-hog, explain-pi; sourced
-# after lib.sh): rtmond following one target with an ftrace snapshot per
-# miss, stopped, then every miss that has a snapshot explained by
+# after lib.sh; tests/crash's guest starts its rtmond here too): rtmond
+# following one target with an ftrace snapshot per miss, stopped, then
+# every miss that has a snapshot explained by
 # 'rtmonctl explain SEQ --json'. A test's own background tasks are
 # stopped on exit by its explain_stop_extra, if it defines one.
 RTMOND=$RTMON_TOP/build/monitor/rtmond
@@ -20,14 +21,16 @@ trap explain_cleanup EXIT
 # explain_rtmond_start OUT TARGET [KB]: rtmond following TARGET (one
 # libconfig target entry), its misses and their snapshots in OUT (emptied
 # first); KB: its ftrace buffer per cpu (default 1024; smaller buffers are
-# copied sooner, so misses that follow each other find the worker free)
+# copied sooner, so misses that follow each other find the worker free);
+# KB 0: no ftrace snapshot, only the misses' lines
 explain_rtmond_start() {
-	local i
+	local i ftrace="ftrace = true; ftrace_buffer_kb = ${3:-1024};"
+	[ "${3:-}" != 0 ] || ftrace="ftrace = false;"
 	out=$1
 	rm -rf $out
 	cat >$T/rtmon.conf <<CONF
 targets = ( $2 );
-snapshot = { dir = "$out"; records_file = false; ftrace = true; ftrace_buffer_kb = ${3:-1024};
+snapshot = { dir = "$out"; records_file = false; $ftrace
 	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
 metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
