@@ -36,8 +36,15 @@ explain_stop_extra() {
 	[ -n "$sender" ] && kill $sender 2>/dev/null
 }
 rtmon_load
-explain_rtmond_start /tmp/explain-hog '{ name = "ct"; comm = "cyclictest"; source = "timer";
-	      end = "switch_in"; deadline = "2ms"; }'
+# hog_rtmond: rtmond following cyclictest's timer chains, $deadline_us
+# deadline (raised for a guest that misses by itself: below)
+deadline_us=2000
+burst_us=3000
+hog_rtmond() {
+	explain_rtmond_start /tmp/explain-hog "{ name = \"ct\"; comm = \"cyclictest\"; source = \"timer\";
+	      end = \"switch_in\"; deadline = \"${deadline_us}us\"; }"
+}
+hog_rtmond
 
 # the hog writes its burst windows (CLOCK_MONOTONIC ns, as the records)
 # (ready file: cyclictest starts once the interpreter is up). Each burst
@@ -95,41 +102,29 @@ for _ in range(6):
 	cat $T/bursts-$r.txt >>$T/bursts.txt
 }
 
-# own_misses SINCE: the misses since SINCE (CLOCK_MONOTONIC ns) that
-# overlap no burst: their count and the 90th percentile of their latency
-own_misses() {
+# round_misses FILE SINCE: "N OWN P90": N, how many misses so far overlap
+# a burst of FILE by more than their deadline and have an ftrace snapshot;
+# OWN, the misses since SINCE (CLOCK_MONOTONIC ns) that overlap no burst
+# at all, and P90, the 90th percentile of their latency
+round_misses() {
 	python3 -c '
 import json, os, sys
-b = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
-lat = []
+ours = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+every = [tuple(map(int, l.split())) for l in open(sys.argv[3])]
+n, lat = 0, []
 for l in open(sys.argv[1]) if os.path.exists(sys.argv[1]) else []:
     try:
         m = json.loads(l)
     except ValueError:
         continue
-    if m["start_ns"] >= int(sys.argv[3]) and not any(
-            min(y, m["end_ns"]) > max(x, m["start_ns"]) for x, y in b):
+    ov = lambda b: sum(max(0, min(y, m["end_ns"]) - max(x, m["start_ns"])) for x, y in b)
+    if ov(ours) > m["deadline_ns"] and (m.get("snapshot") or {}).get("ftrace"):
+        n += 1
+    if m["start_ns"] >= int(sys.argv[4]) and not any(
+            min(y, m["end_ns"]) > max(x, m["start_ns"]) for x, y in every):
         lat.append(m["latency_ns"])
 lat.sort()
-print(len(lat), lat[len(lat) * 9 // 10] if lat else 0)' $out/misses.jsonl $T/bursts.txt "$1"
-}
-
-# burst_misses FILE: how many misses so far overlap a burst of FILE by
-# more than their deadline and have an ftrace snapshot
-burst_misses() {
-	python3 -c '
-import json, sys
-b = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
-n = 0
-for l in open(sys.argv[1]):
-    try:
-        m = json.loads(l)
-    except ValueError:
-        continue
-    ov = sum(max(0, min(y, m["end_ns"]) - max(x, m["start_ns"])) for x, y in b)
-    if ov > m["deadline_ns"] and (m.get("snapshot") or {}).get("ftrace"):
-        n += 1
-print(n)' $out/misses.jsonl "$1"
+print(n, len(lat), lat[len(lat) * 9 // 10] if lat else 0)' $out/misses.jsonl "$1" $T/bursts.txt "$2"
 }
 
 # rounds of 6 bursts until two of their misses have a snapshot (4 rounds
@@ -140,14 +135,11 @@ print(n)' $out/misses.jsonl "$1"
 : >$T/bursts.txt
 : >$T/hogs.txt
 misses=0
-deadline_us=2000
-burst_us=3000
 for ((r = 1; r <= 4; r++)); do
 	since=$(python3 -c 'import time; print(time.monotonic_ns())')
 	hog_round $r
 	sleep 1
-	n=$(burst_misses $T/bursts-$r.txt)
-	read -r own own_p90 <<<"$(own_misses $since)"
+	read -r n own own_p90 <<<"$(round_misses $T/bursts-$r.txt $since)"
 	note "round $r: $n misses of the bursts with a snapshot; $own misses of the guest's own" \
 		"(90th percentile $((own_p90 / 1000)) us) at a $deadline_us us deadline, $burst_us us bursts"
 	misses=$((misses + n))
@@ -162,8 +154,7 @@ for ((r = 1; r <= 4; r++)); do
 		burst_us=$((deadline_us + 3000))
 		note "the guest misses by itself: rtmond again with a $deadline_us us deadline, $burst_us us bursts"
 		explain_rtmond_stop
-		explain_rtmond_start /tmp/explain-hog "{ name = \"ct\"; comm = \"cyclictest\"; source = \"timer\";
-	      end = \"switch_in\"; deadline = \"${deadline_us}us\"; }"
+		hog_rtmond
 		misses=0
 	fi
 done
