@@ -18,7 +18,8 @@
 # their record (a late loop and the next are not compared), and so may
 # loops whose wait did not sleep (timer_loop says "nosleep": the expiry
 # had passed before the thread waited, so no wakeup ended the wait) and
-# itimer loops whose expiry timer_loop could not know ("unsure"). A chain still open at its deadline (10 ms) gives a timeout
+# itimer loops whose expiry timer_loop could not know ("unsure"). A chain
+# still open at its deadline (10 ms) gives a timeout
 # record (no task reached, pid 0) before its own: no other record may come.
 # Then the kind filter: a target of sleepers only gets no
 # record of a timerfd loop.

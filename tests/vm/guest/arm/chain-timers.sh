@@ -110,14 +110,11 @@ $(sed -n '/^counters/,/^probes/p' "$T/$kind.status")"
 					late[k] = late[k + 1] = 1
 				}
 			# a wait that did not sleep was ended by no wakeup (its
-			# expiry passed while the thread ran): no record needed,
-			# and its latency is the thread delay, not compared
+			# expiry passed while the thread ran: its latency is the
+			# thread delay), and an itimer expiry timer_loop could only
+			# bound cannot be checked: no record needed, not compared
 			for (k = 0; k < nw; k++)
-				if (ns[k]) { near[k] = 1; late[k] = 1; nunslept++ }
-			# an itimer expiry timer_loop could only bound: neither its
-			# record nor its latency can be checked
-			for (k = 0; k < nw; k++)
-				if (un[k]) { near[k] = 1; late[k] = 1; nunsure++ }
+				if (ns[k] || un[k]) { near[k] = 1; late[k] = 1; nunslept += ns[k]; nunsure += un[k] }
 			for (k = 0; k < nw; k++) if (k in near) nnear++
 			for (k = 0; k < nw; k++) {
 				key = sprintf("%.0f", ex[k] + off)
