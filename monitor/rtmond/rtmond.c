@@ -652,8 +652,8 @@ static int seq_scan_tail(const char *dir, const char *name)
 		return 0;
 	size = lseek(fd, 0, SEEK_END);
 	off = size > SEQ_TAIL_BYTES ? size - SEQ_TAIL_BYTES : 0;
-	buf = size > 0 ? malloc(SEQ_TAIL_BYTES + 1) : NULL;
-	n = buf ? pread(fd, buf, SEQ_TAIL_BYTES, off) : -1;
+	buf = size > 0 ? malloc((size_t)(size - off) + 1) : NULL;
+	n = buf ? pread(fd, buf, (size_t)(size - off), off) : -1;
 	close(fd);
 	if (n <= 0) {
 		free(buf);
