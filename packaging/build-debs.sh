@@ -226,7 +226,7 @@ control rtmon "$arch" "$(depends "$stage/deps"), kmod" admin \
  and exports Prometheus metrics. Started at boot by rtmon.service, before
  ordinary services. rtmonctl and rtmon-mark are the command-line tools." \
 	"Recommends: rtmon-dkms (= $debver) | rtmon-modules
-Suggests: lttng-tools"
+Suggests: lttng-tools, lttng-modules-dkms"
 printf '%s\n' /etc/rtmon/rtmon.conf /etc/logrotate.d/rtmon >"$stage/rtmon/DEBIAN/conffiles"
 scripts rtmon
 

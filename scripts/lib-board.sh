@@ -104,7 +104,7 @@ deb_fetch() {
 		name=${pkg%%:*}
 		arch=${pkg#"$name"}
 		arch=${arch#:}
-		f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1)
+		f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$f" ]; then
 			echo "fetching $pkg $ver" >&2
 			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||

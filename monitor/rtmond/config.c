@@ -301,7 +301,8 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 
 static const char *const snapshot_keys[] = {
 	"dir", "records_file", "ftrace", "ftrace_instance", "ftrace_buffer_kb",
-	"lttng", "lttng_output", "lttng_session", "on_timeout", "rate_burst", "rate_interval",
+	"lttng", "lttng_output", "lttng_session", "lttng_kernel", "lttng_kernel_buffer_kb",
+	"on_timeout", "rate_burst", "rate_interval",
 	"max_disk", "max_age", NULL
 };
 
@@ -340,6 +341,15 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 	if (found && !c->lttng_session[0])
 		return perr(p, config_setting_get_member(g, "lttng_session"),
 			    "snapshot.lttng_session", "must not be empty");
+	if (get_bool(p, g, gn, "lttng_kernel", &c->lttng_kernel) ||
+	    get_int(p, g, gn, "lttng_kernel_buffer_kb", 64, 1 << 20, &v, &found))
+		return -1;
+	/* LTTng's sub-buffers (4 per cpu) are a power of two in size */
+	if (found && (v & (v - 1)))
+		return perr(p, config_setting_get_member(g, "lttng_kernel_buffer_kb"),
+			    "snapshot.lttng_kernel_buffer_kb", "%lld: a power of two (64 to 1048576)", v);
+	if (found)
+		c->lttng_kernel_buffer_kb = (unsigned int)v;
 	if (get_bool(p, g, gn, "on_timeout", &c->on_timeout))
 		return -1;
 	if (get_int(p, g, gn, "rate_burst", 0, 1000000, &v, &found))
@@ -490,6 +500,8 @@ static void defaults(struct rtmond_config *c)
 	c->ftrace_buffer_kb = 4096;
 	c->lttng = 1;
 	strcpy(c->lttng_session, "rtmond");
+	c->lttng_kernel = 1;
+	c->lttng_kernel_buffer_kb = 1024;
 	c->on_timeout = 1;
 	c->rate_burst = 5;
 	c->rate_interval_ns = 60000000000ull;

@@ -34,6 +34,8 @@ struct rtmond_config {
 	int lttng;
 	char lttng_output[256];		/* "" = <dir>/lttng, or net://HOST[:P:P] */
 	char lttng_session[64];
+	int lttng_kernel;		/* kernel channel when lttng-modules are there */
+	unsigned int lttng_kernel_buffer_kb;	/* per cpu, a power of two */
 	int on_timeout;			/* snapshots for timeouts too */
 	unsigned int rate_burst;	/* token bucket: burst */
 	uint64_t rate_interval_ns;	/* then one per interval */

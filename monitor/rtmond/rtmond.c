@@ -934,6 +934,8 @@ static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_
 	       a->ftrace_buffer_kb != b->ftrace_buffer_kb || a->lttng != b->lttng ||
 	       strcmp(a->lttng_output, b->lttng_output) ||
 	       strcmp(a->lttng_session, b->lttng_session) ||
+	       a->lttng_kernel != b->lttng_kernel ||
+	       a->lttng_kernel_buffer_kb != b->lttng_kernel_buffer_kb ||
 	       a->rate_burst != b->rate_burst || a->rate_interval_ns != b->rate_interval_ns ||
 	       a->max_disk != b->max_disk || a->max_age_ns != b->max_age_ns;
 }

@@ -12,10 +12,13 @@
  *   DIR/ftrace/miss-ID.txt and clears it (2).
  * - LTTng: a snapshot-mode session of its own (liblttng-ctl), user-space
  *   domain, events rtmon:* (librtmon's markers) and rtmond:* (the miss
- *   event), output DIR/lttng or a net:// relay; on a miss the worker
- *   records a snapshot named miss-ID. The kernel domain needs lttng-modules;
- *   without them this is logged and the JSON says the kernel context is in
- *   the ftrace file.
+ *   event) with vpid, vtid and procname, output DIR/lttng or a net://
+ *   relay; on a miss the worker records a snapshot named miss-ID. With lttng-modules loaded (and
+ *   lttng_kernel on) the session also has a kernel channel with the events
+ *   of the ftrace instance (lttng_kernel_events), so each snapshot is one
+ *   CTF trace collection, kernel and user space on LTTng's one clock
+ *   (CLOCK_MONOTONIC), for babeltrace2 and Trace Compass. Without them this
+ *   is logged once and the JSON says the kernel context is in the ftrace file.
  * - a token bucket (burst, then one per interval) limits both.
  */
 #define _GNU_SOURCE
@@ -157,6 +160,80 @@ static int lttng_enable(struct lttng_handle *h, const char *chan, const char *na
 	return lttng_enable_event(h, &ev, chan);
 }
 
+/*
+ * The kernel events of each snapshot, named as lttng-modules names them
+ * (its probes for the sched, irq and timer tracepoints): what a chain is
+ * made of, what rtmonctl explain reads from the ftrace snapshot, and what
+ * Trace Compass's critical-path and resource views need.
+ */
+static const char *const lttng_kernel_events[] = {
+	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
+	"sched_migrate_task", "sched_process_fork", "sched_process_exit",
+	"sched_pi_setprio",
+	"irq_handler_entry", "irq_handler_exit",
+	"irq_softirq_raise", "irq_softirq_entry", "irq_softirq_exit",
+	"timer_hrtimer_expire_entry", "timer_hrtimer_expire_exit",
+	NULL
+};
+
+/*
+ * The kernel channel: one ring buffer per cpu of lttng_kernel_buffer_kb in
+ * 4 sub-buffers, overwritten (flight recorder), mmap output (what snapshots
+ * need). 0 when it is on; otherwise why not, logged (the session goes on
+ * with its user-space channel).
+ */
+static int lttng_kernel_setup(const struct rtmond_config *c)
+{
+	struct lttng_domain dom;
+	struct lttng_handle *h;
+	struct lttng_channel *ch;
+	char missing[256] = "";
+	int ret, i, n = 0;
+
+	memset(&dom, 0, sizeof(dom));
+	dom.type = LTTNG_DOMAIN_KERNEL;
+	dom.buf_type = LTTNG_BUFFER_GLOBAL;
+	h = lttng_create_handle(lt_session, &dom);
+	ch = h ? lttng_channel_create(&dom) : NULL;
+	if (!ch) {
+		lttng_destroy_handle(h);
+		return -LTTNG_ERR_NOMEM;
+	}
+	snprintf(ch->name, sizeof(ch->name), "rtmon-kernel");
+	ch->attr.overwrite = 1;
+	ch->attr.output = LTTNG_EVENT_MMAP;
+	ch->attr.num_subbuf = 4;
+	ch->attr.subbuf_size = (uint64_t)c->lttng_kernel_buffer_kb * 1024 / 4;
+	ret = lttng_enable_channel(h, ch);
+	lttng_channel_destroy(ch);
+	if (ret) {
+		lttng_destroy_handle(h);
+		return ret;
+	}
+	for (i = 0; lttng_kernel_events[i]; i++) {
+		if (!lttng_enable(h, "rtmon-kernel", lttng_kernel_events[i])) {
+			n++;
+			continue;
+		}
+		/* an older kernel lacks one (sched_waking before 4.3) */
+		snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s",
+			 lttng_kernel_events[i]);
+	}
+	lttng_destroy_handle(h);
+	if (missing[0])
+		rtmond_log("lttng: kernel events not available:%s", missing);
+	return n ? 0 : -LTTNG_ERR_KERN_ENABLE_FAIL;
+}
+
+static int lttng_add_ctx(struct lttng_handle *h, const char *chan, enum lttng_event_context_type t)
+{
+	struct lttng_event_context ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ctx = t;
+	return lttng_add_context(h, &ctx, NULL, chan);
+}
+
 static void lttng_teardown(void)
 {
 	if (lt_session[0]) {
@@ -226,7 +303,26 @@ static int lttng_setup(const struct rtmond_config *c)
 		ret = lttng_enable(h, "rtmon", "rtmon:*");
 	if (!ret)
 		ret = lttng_enable(h, "rtmon", "rtmond:*");
+	/* which thread marked: what ties a marker to the kernel's sched events */
+	if (!ret)
+		ret = lttng_add_ctx(h, "rtmon", LTTNG_EVENT_CONTEXT_VPID);
+	if (!ret)
+		ret = lttng_add_ctx(h, "rtmon", LTTNG_EVENT_CONTEXT_VTID);
+	if (!ret)
+		ret = lttng_add_ctx(h, "rtmon", LTTNG_EVENT_CONTEXT_PROCNAME);
 	lttng_destroy_handle(h);
+	lt_kernel = 0;
+	if (!ret && c->lttng_kernel) {
+		/* the kernel domain needs lttng-modules: without them, go on */
+		int kret = lttng_kernel_setup(c);
+
+		if (kret)
+			rtmond_log("lttng: no kernel channel (%s; lttng-modules loaded?): "
+				   "the kernel context of each miss is in its ftrace snapshot only",
+				   lttng_strerror(kret));
+		else
+			lt_kernel = 1;
+	}
 	if (!ret)
 		ret = lttng_start_tracing(lt_session);
 	if (ret) {
@@ -234,13 +330,13 @@ static int lttng_setup(const struct rtmond_config *c)
 		lttng_teardown();
 		return -EIO;
 	}
-	/* the kernel domain needs lttng-modules */
-	lt_kernel = !access("/proc/lttng", F_OK) || !access("/sys/module/lttng_tracer", F_OK);
-	rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, output %s",
-		   lt_session, lt_output);
-	if (!lt_kernel)
-		rtmond_log("lttng: kernel domain not available (lttng-modules not loaded): "
-			   "kernel context of each miss is in its ftrace snapshot only");
+	if (lt_kernel)
+		rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, "
+			   "kernel sched, irq, softirq and hrtimer events (%u KiB per cpu), output %s",
+			   lt_session, c->lttng_kernel_buffer_kb, lt_output);
+	else
+		rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, output %s",
+			   lt_session, lt_output);
 	return 0;
 }
 
@@ -298,7 +394,9 @@ const char *rtmond_snap_lttng_state(void)
 {
 	if (!lt_session[0])
 		return "off";
-	return lt_kernel ? "user+kernel" : "user (no lttng-modules: kernel context in ftrace)";
+	if (lt_kernel)
+		return "user+kernel";
+	return "user (no kernel channel: kernel context in ftrace)";
 }
 
 /* rtmond-ust.so, built into rtmond by rtmond_ust_so.S */
@@ -476,6 +574,7 @@ out:
 static void record_lttng(const struct rtmond_snap_plan *p)
 {
 	struct lttng_snapshot_output *o = lttng_snapshot_output_create();
+	uint64_t t0 = mono_ns();
 	int ret;
 
 	if (!o)
@@ -487,6 +586,9 @@ static void record_lttng(const struct rtmond_snap_plan *p)
 		rtmond_log("lttng: snapshot %s failed: %s", p->lttng, lttng_strerror(ret));
 		CNT_ADD(snap_failed, 1);
 	} else {
+		/* what it costs, for whoever sizes the buffers (README) */
+		rtmond_log("lttng: snapshot %s recorded in %.1f ms", p->lttng,
+			   (double)(mono_ns() - t0) / 1e6);
 		CNT_ADD(snap_lttng, 1);
 	}
 }

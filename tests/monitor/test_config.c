@@ -39,6 +39,7 @@ static const char good[] =
 	");\n"
 	"snapshot = { dir = \"/tmp/x\"; ftrace = false; lttng_output = \"net://10.0.0.1\";\n"
 	"  rate_burst = 2; rate_interval = \"10s\"; records_file = true;\n"
+	"  lttng_kernel = false; lttng_kernel_buffer_kb = 4096;\n"
 	"  max_disk = \"2G\"; max_age = \"30d\"; };\n"
 	"metrics = { listen = \"[::1]:9100\"; buckets = [\"1us\", \"1ms\"]; textfile = \"/tmp/t.prom\"; };\n"
 	"realtime = { policy = \"rr\"; priority = 42; mlockall = false; keep_admin = false; };\n";
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 		 c->targets[2].t.irq != 27 || c->targets[2].t.pid != 12 || c->targets[2].t.tgid != 11 ||
 		 c->targets[2].t.deadline_ns != 0 || strcmp(c->targets[2].t.name, "n") ||
 		 c->ftrace || !c->lttng || strcmp(c->lttng_output, "net://10.0.0.1") ||
+		 c->lttng_kernel || c->lttng_kernel_buffer_kb != 4096 ||
 		 c->rate_burst != 2 || c->rate_interval_ns != 10000000000ull || !c->records_file ||
 		 c->max_disk != 2ull << 30 || c->max_age_ns != 30 * 86400000000000ull ||
 		 c->nle != 2 || c->le_ns[0] != 1000 || c->le_ns[1] != 1000000 ||
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
 
 	if (rtmond_config_parse("", "empty.conf", c, err, sizeof(err)) || c->ntargets ||
 	    strcmp(c->dir, "/var/lib/rtmon") || c->rate_burst != 5 || c->max_disk != 256ull << 20 ||
-	    c->max_age_ns)
+	    c->max_age_ns || !c->lttng_kernel || c->lttng_kernel_buffer_kb != 1024)
 		bad("empty_defaults", "%s", err);
 	else
 		pass("empty_defaults");

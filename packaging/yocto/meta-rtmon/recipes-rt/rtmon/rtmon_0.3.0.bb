@@ -58,4 +58,5 @@ USERADD_PACKAGES = "${PN}"
 GROUPADD_PARAM:${PN} = "--system rtmon"
 
 RDEPENDS:${PN} += "kernel-module-rtmon"
-RRECOMMENDS:${PN} += "lttng-tools"
+# lttng-modules: the kernel channel of the miss snapshots (rtmond's README)
+RRECOMMENDS:${PN} += "lttng-tools lttng-modules"
