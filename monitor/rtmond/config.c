@@ -347,7 +347,8 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 	/* LTTng's sub-buffers (4 per cpu) are a power of two in size */
 	if (found && (v & (v - 1)))
 		return perr(p, config_setting_get_member(g, "lttng_kernel_buffer_kb"),
-			    "snapshot.lttng_kernel_buffer_kb", "%lld: a power of two (64 to 1048576)", v);
+			    "snapshot.lttng_kernel_buffer_kb",
+			    "%lld: a power of two (64 to 1048576)", v);
 	if (found)
 		c->lttng_kernel_buffer_kb = (unsigned int)v;
 	if (get_bool(p, g, gn, "on_timeout", &c->on_timeout))

@@ -335,8 +335,8 @@ static int lttng_setup(const struct rtmond_config *c)
 			   "kernel sched, irq, softirq and hrtimer events (%u KiB per cpu), output %s",
 			   lt_session, c->lttng_kernel_buffer_kb, lt_output);
 	else
-		rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, output %s",
-			   lt_session, lt_output);
+		rtmond_log("lttng: snapshot session %s, user-space events rtmon:* and rtmond:*, "
+			   "output %s", lt_session, lt_output);
 	return 0;
 }
 
