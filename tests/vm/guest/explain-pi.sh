@@ -15,13 +15,19 @@
 # while the waiter is current shows as the waiter running.) (Emulation adds
 # misses of its own: a timer IRQ delivered late while the owner spins is
 # a source delay, rightly.)
-# timeout: 240
+# timeout: 480
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 . "$RTMON_TOP/tests/vm/guest/explain-lib.sh"
 
 PI=$APPS/pi_test
 [ -x "$PI" ] || fail "pi_test not built (make -C tests/apps)"
 rtmon_load
+# Up to 3 rounds: a round ends the test unless none of its misses that
+# waited for the mutex had the wait as its largest part (exit 3 below: on
+# a loaded host the timer IRQ that wakes the waiter comes late by more
+# than the mutex wait, a source delay, rightly); every round's
+# explanations are checked in full.
+for round in 1 2 3; do
 explain_rtmond_start /tmp/explain-pi '{ name = "pi"; comm = "pi-waiter"; source = "timer";
 	      end = "work_end"; deadline = "1ms"; }'
 
@@ -29,7 +35,8 @@ explain_rtmond_start /tmp/explain-pi '{ name = "pi"; comm = "pi-waiter"; source 
 explain_rtmond_stop
 explain_misses "behind the mutex"
 
-python3 - $out/misses.jsonl $T/explained.jsonl $T/pi.jsonl $T <<'PY'
+rc=0
+python3 - $out/misses.jsonl $T/explained.jsonl $T/pi.jsonl $T <<'PY' || rc=$?
 import json, re, sys
 misses = {json.loads(l)["seq"]: json.loads(l) for l in open(sys.argv[1])}
 ex = [json.loads(l) for l in open(sys.argv[2])]
@@ -73,7 +80,9 @@ for e in ex:
             last = e["seq"]
 print(f"{len(ex)} misses explained, all adding up; {waited} waited for the mutex, each blocked, "
       f"woken by pi-owner[{owner}] boosted to rt 50; {named} with that as the culprit")
-assert waited >= 1 and named >= 1, "no explained miss behind the mutex"
+if not named:
+    print(f"no explained miss behind the mutex in this round ({waited} waited for it)")
+    sys.exit(3)
 # the fixture (tests/monitor/data/explain-pi): the last miss named so, its
 # snapshot cut to 50 ms before and 10 ms after the chain
 ts = re.compile(r" (\d+)\.(\d{6}): ")
@@ -85,4 +94,8 @@ with open(sys.argv[4] + "/fixture-snapshot.txt", "w") as o:
         if not x or m["start_ns"] - 50000000 <= int(x[1]) * 10**9 + int(x[2]) * 1000 <= m["end_ns"] + 10000000:
             o.write(t)
 PY
+[ $rc = 3 ] || break
+note "round $round: no miss with the mutex wait as its largest part; again"
+done
+[ $rc = 0 ] || fail "explain-pi: checks failed (exit $rc; 3: no explained miss behind the mutex in 3 rounds)"
 echo "explain-pi: ok"
