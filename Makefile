@@ -11,7 +11,7 @@
 #   make check-arm   the emulated ARM boards and the install tarball only
 #   make check-pkg   packaging and the boot-time unit only
 #   make demo        boot the emulated PREEMPT_RT board and show rtmon at work
-#   make bench       benchmarks: core instructions/event, module overhead in QEMU
+#   make bench       benchmarks: core instructions/event, module overhead in QEMU (wall time, -icount)
 #   make cross       module and static user space for an ARM board: BOARD=NAME [KDIR=...]
 #   make dist        install tarball for a board: BOARD=NAME [KDIR=...]
 #   make debs        Debian packages in build/deb [ARCH=arm64|armhf] [BOARD=qemu-arm64-rt-6.12: build/deb-trixie]
@@ -68,6 +68,7 @@ demo:
 bench:
 	$(MAKE) -C tests/core bench
 	tests/bench/kmod/run $(BOARD)
+	tests/bench/icount/run $(BOARD)
 	tests/bench/monitor/run $(BOARD)
 
 # make install [DESTDIR=..] [PREFIX=/usr]: FHS layout (scripts/install.sh)
