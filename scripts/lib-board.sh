@@ -462,6 +462,21 @@ suite_deb_get() {
 	done
 }
 
+# patches_apply DIR LOG WHAT PATCH...: apply each patch to the tree in DIR
+# (-p1, no fuzz), logged to LOG; a patch that does not apply to WHAT dies
+patches_apply() {
+	local dir=$1 log=$2 what=$3 p
+	shift 3
+	for p in "$@"; do
+		[ -f "$p" ] || continue
+		echo "applying ${p#"$RTMON_TOP"/}" >>"$log"
+		if ! patch -d "$dir" -p1 --no-backup-if-mismatch -F0 <"$p" >>"$log" 2>&1; then
+			tail -n 5 "$log" >&2
+			die "${p#"$RTMON_TOP"/} does not apply to $what (log: $log)"
+		fi
+	done
+}
+
 # glibc_needed ELF: the newest GLIBC_x.y symbol version an executable needs.
 glibc_needed() {
 	{ objdump -T "$1" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1; } || true
