@@ -21,6 +21,7 @@
 #include "rtmon.h"
 #include "rtmon_compat.h"
 #include "core/rtm_core.h"
+#include "core/rtm_fast.h"
 
 DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
 
@@ -164,92 +165,140 @@ static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	u32 cpu, ctx;
+
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_RAISE);
-	if (c)
-		rtm_ev_softirq_raise(c, smp_processor_id(), rtmon_now(),
-				     vec_nr, rtmon_ctx());
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
+	if (rtm_softirq_raise_wanted(c, cpu, ctx))
+		rtm_ev_softirq_raise(c, cpu, rtmon_now(), vec_nr, ctx);
 }
 
 static void rtmon_softirq_entry(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	u32 cpu;
+
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_ENTRY);
-	if (c)
-		rtm_ev_softirq_entry(c, smp_processor_id(), rtmon_now(), vec_nr);
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	if (rtm_softirq_entry_wanted(c, cpu, vec_nr))
+		rtm_ev_softirq_entry(c, cpu, rtmon_now(), vec_nr);
 }
 
 static void rtmon_softirq_exit(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
+	u32 cpu;
+
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SOFTIRQ_EXIT);
-	if (c)
-		rtm_ev_softirq_exit(c, smp_processor_id(), rtmon_now(), vec_nr);
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	if (rtm_softirq_exit_wanted(c, cpu))
+		rtm_ev_softirq_exit(c, cpu, rtmon_now(), vec_nr);
+}
+
+static noinline void rtmon_hrtimer_entry_track(struct rtm_core *c, u32 cpu,
+					       u32 ctx, u32 kind,
+					       struct hrtimer *timer)
+{
+	u64 ts = rtmon_now();
+
+	rtm_ev_timer_entry(c, cpu, ts, rtmon_timer_id(timer),
+			   rtmon_hrtimer_expiry_mono(timer), kind, ctx);
 }
 
 static void rtmon_hrtimer_entry(void *data, struct hrtimer *timer,
 				ktime_t *now)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
-	u64 ts, expires;
+	u32 cpu, ctx, kind;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_ENTRY);
 	if (!c)
 		return;
-	ts = rtmon_now();
-	expires = rtmon_hrtimer_expiry_mono(timer);
 	/* hard IRQ, or the timer softirq (ktimers on RT: SCHED_OTHER sleepers) */
-	rtm_ev_timer_entry(c, smp_processor_id(), ts, rtmon_timer_id(timer),
-			   expires, rtmon_timer_kind(timer), rtmon_ctx());
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
+	kind = rtmon_timer_kind(timer);
+	/* the tick and the timers no target wants: no clock read */
+	if (rtm_timer_entry_wanted(c, cpu, ctx, kind))
+		rtmon_hrtimer_entry_track(c, cpu, ctx, kind, timer);
 }
 
 static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u32 cpu, ctx;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_HRTIMER_EXIT);
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
 	/* not the timer: hrtimer_wakeup() cleared the sleeper's task, and a
 	 * HRTIMER_NORESTART callback may have freed the timer */
-	if (c)
-		rtm_ev_timer_exit(c, smp_processor_id(), rtmon_now(), 0,
-				  rtmon_ctx());
+	if (rtm_timer_exit_wanted(c, cpu, ctx))
+		rtm_ev_timer_exit(c, cpu, rtmon_now(), 0, ctx);
+}
+
+/*
+ * The probes below are split: the probe itself counts the hit and asks
+ * the core whether the event touches a chain (most do not), and only then
+ * calls the part that reads the clock and the tasks. Kept out of line, that
+ * part leaves the common path without the register saves it needs
+ * (the questions: core/rtm_fast.h).
+ */
+static noinline void rtmon_sched_waking_track(struct rtm_core *c, u32 cpu,
+					      u32 ctx, struct task_struct *p)
+{
+	int run_cpu;
+
+	if (in_nmi() || rtmon_wake_is_lock_handoff(p))
+		return;
+	run_cpu = rtmon_task_running_cpu(p);
+	if (likely(run_cpu < 0))
+		rtm_ev_waking(c, cpu, rtmon_now(), ctx, current->pid, p->pid,
+			      p->tgid, p->comm);
+	else
+		rtm_ev_waking_running(c, cpu, rtmon_now(), ctx, current->pid,
+				      p->pid, p->tgid, p->comm, run_cpu);
 }
 
 static void rtmon_sched_waking(void *data, struct task_struct *p)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
-	int run_cpu;
+	u32 cpu, ctx;
 
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_WAKING);
-	if (!c || in_nmi() || rtmon_wake_is_lock_handoff(p))
-		return;
-	run_cpu = rtmon_task_running_cpu(p);
-	if (likely(run_cpu < 0))
-		rtm_ev_waking(c, smp_processor_id(), rtmon_now(), rtmon_ctx(),
-			      current->pid, p->pid, p->tgid, p->comm);
-	else
-		rtm_ev_waking_running(c, smp_processor_id(), rtmon_now(),
-				      rtmon_ctx(), current->pid, p->pid,
-				      p->tgid, p->comm, run_cpu);
-}
-
-static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
-{
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-	long blocked;
-
-	rtmon_bench_empty();
-	rtmon_count(RTMON_P_SCHED_SWITCH);
 	if (!c)
 		return;
-	blocked = rtmon_switch_blocked(preempt, rtmon_prev_state(prev));
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
+	if (rtm_waking_wanted(c, cpu, ctx))
+		rtmon_sched_waking_track(c, cpu, ctx, p);
+}
+
+static noinline void rtmon_sched_switch_track(struct rtm_core *c, u32 cpu,
+					      bool preempt,
+					      struct task_struct *prev,
+					      struct task_struct *next,
+					      unsigned int prev_state)
+{
+	long blocked = rtmon_switch_blocked(preempt, prev_state);
+
 	/*
 	 * Blocked while a try_to_wake_up() of it holds its pi_lock: that
 	 * waker found it still queued and current (a sched_waking traced,
@@ -260,8 +309,23 @@ static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 	 */
 	if (blocked && raw_spin_is_locked(&prev->pi_lock))
 		blocked = RTM_SWITCH_WAKE_PENDING;
-	rtm_ev_switch(c, smp_processor_id(), rtmon_now(), prev->pid, blocked,
-		      next->pid, next->tgid, next->comm);
+	rtm_ev_switch(c, cpu, rtmon_now(), prev->pid, blocked, next->pid,
+		      next->tgid, next->comm);
+}
+
+static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u32 cpu;
+
+	rtmon_bench_empty();
+	rtmon_count(RTMON_P_SCHED_SWITCH);
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	if (rtm_switch_wanted(c, cpu, next->pid))
+		rtmon_sched_switch_track(c, cpu, preempt, prev, next,
+					 rtmon_prev_state(prev));
 }
 
 /* A prototype that drifts from the kernel's fails the build here. */

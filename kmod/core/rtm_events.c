@@ -10,8 +10,7 @@
  * another cpu never see a half-updated branch.
  */
 #include "rtm_internal.h"
-
-#define RTM_CPU_OK(c, cpu)	rtm_likely((cpu) < (c)->p.ncpus)
+#include "rtm_fast.h"
 
 /*
  * Any non-hardirq event means the hardirq that armed the slot is over. An
@@ -35,38 +34,6 @@ static rtm_always_inline void rtm_disarm(struct rtm_core *c, u32 cpu,
 {
 	if (rtm_unlikely(rtm_ld32(&pc->hi_armed)))
 		rtm_disarm_slow(c, cpu, pc);
-}
-
-/*
- * The slot owning the waker's context. A running hrtimer handler owns its
- * context: a hard timer (hi_timer) the hard IRQ, a soft timer (si_timer)
- * the softirq it runs in (HRTIMER softirq, or ktimers/N on PREEMPT_RT).
- * A hard IRQ nested in a soft timer callback never sees si_timer, a soft
- * timer's wakeups never see hi_timer.
- */
-static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
-{
-	if (ctx == RTM_CTX_HARDIRQ)
-		return rtm_ld32(&pc->hi_timer) ? &pc->hi_timer : &pc->hi_cur;
-	if (ctx == RTM_CTX_SOFTIRQ)
-		return rtm_ld32(&pc->si_timer) ? &pc->si_timer : &pc->si_cur;
-	return &pc->task_cur;
-}
-
-/* Nonzero if rtm_ctx_slot(pc, ctx) holds a branch (fast paths: no select). */
-static inline u32 rtm_ctx_busy(struct rtm_cpu *pc, u32 ctx)
-{
-	if (ctx == RTM_CTX_HARDIRQ)
-		return rtm_ld32(&pc->hi_timer) | rtm_ld32(&pc->hi_cur);
-	if (ctx == RTM_CTX_SOFTIRQ)
-		return rtm_ld32(&pc->si_timer) | rtm_ld32(&pc->si_cur);
-	return rtm_ld32(&pc->task_cur);
-}
-
-/* The slot of a timer handler running in ctx (task counts as softirq). */
-static inline rtm_a32 *rtm_timer_slot(struct rtm_cpu *pc, u32 ctx)
-{
-	return ctx == RTM_CTX_HARDIRQ ? &pc->hi_timer : &pc->si_timer;
 }
 
 static rtm_noinline void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
@@ -674,13 +641,8 @@ static rtm_noinline void rtm_waking_slow_running(struct rtm_core *c, u32 cpu,
 void rtm_ev_waking(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 		   u32 waker_pid, u32 pid, u32 tgid, const char *comm)
 {
-	struct rtm_cpu *pc;
-
-	if (!RTM_CPU_OK(c, cpu) || !pid)
-		return;
-	pc = &c->cpus[cpu];
-	/* fast exit: no branch in the waker's context, nothing armed */
-	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
+	if (!RTM_CPU_OK(c, cpu) || !pid ||
+	    !rtm_waking_wanted_pc(&c->cpus[cpu], ctx))
 		return;
 	rtm_waking_slow(c, cpu, ts, ctx, waker_pid, pid, tgid, comm);
 }
@@ -689,12 +651,8 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 			   u32 waker_pid, u32 pid, u32 tgid, const char *comm,
 			   int run_cpu)
 {
-	struct rtm_cpu *pc;
-
-	if (!RTM_CPU_OK(c, cpu) || !pid)
-		return;
-	pc = &c->cpus[cpu];
-	if (!(rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx)))
+	if (!RTM_CPU_OK(c, cpu) || !pid ||
+	    !rtm_waking_wanted_pc(&c->cpus[cpu], ctx))
 		return;
 	rtm_waking_slow_running(c, cpu, ts, ctx, waker_pid, pid, tgid, comm,
 				run_cpu);
@@ -799,14 +757,8 @@ void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,
 		   const char *next_comm)
 {
-	struct rtm_cpu *pc;
-
-	if (!RTM_CPU_OK(c, cpu))
-		return;
-	pc = &c->cpus[cpu];
-	/* fast exit: running task untracked, next task not in the table */
-	if (!(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)) &&
-	    (!next_pid || !rtm_htab_maybe(&c->tasks, next_pid)))
+	if (!RTM_CPU_OK(c, cpu) ||
+	    !rtm_switch_wanted_pc(c, &c->cpus[cpu], next_pid))
 		return;
 	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
 			next_comm);

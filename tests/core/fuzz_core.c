@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rtm_core.h"
+#include "rtm_fast.h"
 
 #define NCPU	4
 
@@ -150,6 +151,24 @@ static void drain(struct rtm_core *c, unsigned long long *n)
 			check_rec(&r, n);
 }
 
+/*
+ * The kernel probes skip an event the core's rtm_*_wanted() declines,
+ * without reading the clock (kmod/rtmon_probes.c): a "no" must mean the
+ * event would have changed nothing, not one byte of the core's memory.
+ */
+static unsigned char *snap;
+
+#define UNLESS_WANTED_NOOP(wanted, call)				\
+	do {								\
+		if (wanted) {						\
+			call;						\
+			break;						\
+		}							\
+		memcpy(snap, mem, memsz);				\
+		call;							\
+		ASSERT(!memcmp(snap, mem, memsz));			\
+	} while (0)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rtm_params p;
@@ -171,6 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!mem) {
 		memsz = rtm_core_memsize(&p);
 		mem = aligned_alloc(64, (memsz + 63) & ~(size_t)63);
+		snap = malloc(memsz);
+		ASSERT(mem && snap);
 	}
 	c = rtm_core_init(mem, memsz, &p);
 	ASSERT(c);
@@ -210,31 +231,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      (int)((a >> 5) & 7) - 1);
 			break;
 		case 4:
-			rtm_ev_softirq_raise(c, cpu, ts, b % 11, (a >> 6) & 3);
+			UNLESS_WANTED_NOOP(rtm_softirq_raise_wanted(c, cpu, (a >> 6) & 3),
+					   rtm_ev_softirq_raise(c, cpu, ts, b % 11, (a >> 6) & 3));
 			break;
 		case 5:
-			rtm_ev_softirq_entry(c, cpu, ts, b % 11);
+			UNLESS_WANTED_NOOP(rtm_softirq_entry_wanted(c, cpu, b % 11),
+					   rtm_ev_softirq_entry(c, cpu, ts, b % 11));
 			break;
 		case 6:
-			rtm_ev_softirq_exit(c, cpu, ts, b % 11);
+			UNLESS_WANTED_NOOP(rtm_softirq_exit_wanted(c, cpu),
+					   rtm_ev_softirq_exit(c, cpu, ts, b % 11));
 			break;
 		case 7:
 			/* ctx: task/softirq/hardirq, 3 = out of range */
 			/* timer kinds 0..7: 0, 6, 7 are no kind */
-			rtm_ev_timer_entry(c, cpu, ts, b & 3, ts - (a & 0x1f),
-					   (a >> 5) & 7, (b >> 2) & 3);
+			UNLESS_WANTED_NOOP(rtm_timer_entry_wanted(c, cpu, (b >> 2) & 3, (a >> 5) & 7),
+					   rtm_ev_timer_entry(c, cpu, ts, b & 3, ts - (a & 0x1f),
+							      (a >> 5) & 7, (b >> 2) & 3));
 			break;
 		case 8:
-			rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3);
+			UNLESS_WANTED_NOOP(rtm_timer_exit_wanted(c, cpu, (b >> 2) & 3),
+					   rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3));
 			break;
 		case 9: case 10: case 11: case 12:
-			rtm_ev_waking_running(c, cpu, ts, (a >> 6) & 3, (a & 1) ? 0 : (a >> 1) & 15,
-				      b & 15, (b & 15) | 1, cm,
-				      (a & 0x20) ? (int)((b >> 4) & 7) - 1 : -1);
+			UNLESS_WANTED_NOOP(rtm_waking_wanted(c, cpu, (a >> 6) & 3),
+					   rtm_ev_waking_running(c, cpu, ts, (a >> 6) & 3,
+								 (a & 1) ? 0 : (a >> 1) & 15,
+								 b & 15, (b & 15) | 1, cm,
+								 (a & 0x20) ? (int)((b >> 4) & 7) - 1 : -1));
 			break;
 		case 13: case 14: case 15: case 16: case 17:
-			rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
-				      (b & 15) | 1, (b & 0x80) ? NULL : cm);
+			UNLESS_WANTED_NOOP(rtm_switch_wanted(c, cpu, b & 15),
+					   rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
+							 (b & 15) | 1, (b & 0x80) ? NULL : cm));
 			break;
 		case 18:
 			rtm_ev_work_begin(c, cpu, ts, a & 15, (a >> 4) & 1, b & 7,

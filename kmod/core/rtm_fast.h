@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * rtm_fast.h - the core's fast-exit questions, inline for hot callers.
+ *
+ * Most events of a busy system touch no chain. Each rtm_ev_*() entry point
+ * first asks one of the questions below and returns on "no"; the kernel
+ * probes ask the same question before they read the clock and the tasks
+ * the entry point takes. Inline, a probe's common path is a few loads and
+ * no call (tests/bench/icount: 137 guest instructions per no-chain hit
+ * when the clock was read first, 20 for the bare tracepoint call). A "no"
+ * is final: the event would change nothing (tests/core/fuzz_core compares
+ * the core's memory byte for byte). A "yes" is asked again by the entry
+ * point. Lock-free reads of the cpu's own slots and of the target filter.
+ *
+ * This header shows the core's private layout (rtm_internal.h): only the
+ * core and the kernel probes include it.
+ */
+#ifndef RTM_FAST_H
+#define RTM_FAST_H
+
+#include "rtm_internal.h"
+
+#define RTM_CPU_OK(c, cpu)	rtm_likely((cpu) < (c)->p.ncpus)
+
+/*
+ * The slot owning the waker's context. A running hrtimer handler owns its
+ * context: a hard timer (hi_timer) the hard IRQ, a soft timer (si_timer)
+ * the softirq it runs in (HRTIMER softirq, or ktimers/N on PREEMPT_RT).
+ * A hard IRQ nested in a soft timer callback never sees si_timer, a soft
+ * timer's wakeups never see hi_timer.
+ */
+static inline rtm_a32 *rtm_ctx_slot(struct rtm_cpu *pc, u32 ctx)
+{
+	if (ctx == RTM_CTX_HARDIRQ)
+		return rtm_ld32(&pc->hi_timer) ? &pc->hi_timer : &pc->hi_cur;
+	if (ctx == RTM_CTX_SOFTIRQ)
+		return rtm_ld32(&pc->si_timer) ? &pc->si_timer : &pc->si_cur;
+	return &pc->task_cur;
+}
+
+/* Nonzero if rtm_ctx_slot(pc, ctx) holds a branch (fast paths: no select). */
+static inline u32 rtm_ctx_busy(struct rtm_cpu *pc, u32 ctx)
+{
+	if (ctx == RTM_CTX_HARDIRQ)
+		return rtm_ld32(&pc->hi_timer) | rtm_ld32(&pc->hi_cur);
+	if (ctx == RTM_CTX_SOFTIRQ)
+		return rtm_ld32(&pc->si_timer) | rtm_ld32(&pc->si_cur);
+	return rtm_ld32(&pc->task_cur);
+}
+
+/* The slot of a timer handler running in ctx (task counts as softirq). */
+static inline rtm_a32 *rtm_timer_slot(struct rtm_cpu *pc, u32 ctx)
+{
+	return ctx == RTM_CTX_HARDIRQ ? &pc->hi_timer : &pc->si_timer;
+}
+
+/* no branch in the waker's context, nothing armed */
+static inline bool rtm_waking_wanted_pc(struct rtm_cpu *pc, u32 ctx)
+{
+	return rtm_ld32(&pc->hi_armed) | rtm_ctx_busy(pc, ctx);
+}
+
+/* rtm_ev_waking(), rtm_ev_waking_running() */
+static inline bool rtm_waking_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
+{
+	return RTM_CPU_OK(c, cpu) && rtm_waking_wanted_pc(&c->cpus[cpu], ctx);
+}
+
+/* running task untracked, next task not in the table */
+static inline bool rtm_switch_wanted_pc(struct rtm_core *c,
+					struct rtm_cpu *pc, u32 next_pid)
+{
+	return (rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)) ||
+	       (next_pid && rtm_htab_maybe(&c->tasks, next_pid));
+}
+
+/* rtm_ev_switch() */
+static inline bool rtm_switch_wanted(struct rtm_core *c, u32 cpu,
+				     u32 next_pid)
+{
+	return RTM_CPU_OK(c, cpu) &&
+	       rtm_switch_wanted_pc(c, &c->cpus[cpu], next_pid);
+}
+
+/* rtm_ev_timer_entry(): a stale slot to clean, or a kind a target wants */
+static inline bool rtm_timer_entry_wanted(struct rtm_core *c, u32 cpu,
+					  u32 ctx, u32 tkind)
+{
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return false;
+	pc = &c->cpus[cpu];
+	return rtm_ld32(rtm_timer_slot(pc, ctx)) | rtm_ld32(&pc->hi_armed) |
+	       ((rtm_ld32(&c->tg.timer_kinds) >> (tkind & 31)) & 1);
+}
+
+/* rtm_ev_timer_exit() */
+static inline bool rtm_timer_exit_wanted(struct rtm_core *c, u32 cpu,
+					 u32 ctx)
+{
+	return RTM_CPU_OK(c, cpu) &&
+	       rtm_ld32(rtm_timer_slot(&c->cpus[cpu], ctx)) != 0;
+}
+
+/* rtm_ev_softirq_raise() */
+static inline bool rtm_softirq_raise_wanted(struct rtm_core *c, u32 cpu,
+					    u32 ctx)
+{
+	return RTM_CPU_OK(c, cpu) &&
+	       rtm_ld32(rtm_ctx_slot(&c->cpus[cpu], ctx)) != 0;
+}
+
+/* rtm_ev_softirq_entry() */
+static inline bool rtm_softirq_entry_wanted(struct rtm_core *c, u32 cpu,
+					    u32 vec)
+{
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
+		return false;
+	pc = &c->cpus[cpu];
+	return rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->hi_armed) |
+	       rtm_ld32(&pc->si_pend[vec]);
+}
+
+/* rtm_ev_softirq_exit() */
+static inline bool rtm_softirq_exit_wanted(struct rtm_core *c, u32 cpu)
+{
+	return RTM_CPU_OK(c, cpu) && rtm_ld32(&c->cpus[cpu].si_cur) != 0;
+}
+
+#endif /* RTM_FAST_H */
