@@ -103,5 +103,9 @@ void rtmon_status_exit(void);
 
 /* module parameters (rtmon_main.c) */
 extern unsigned int rtmon_param_tick_ms;
+extern unsigned int rtmon_param_wake_batch;
+void rtmon_wake_readers_pending(void);
+void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
+			unsigned long *timer, unsigned long *tick);
 
 #endif /* RTMON_H */

@@ -45,6 +45,10 @@ unsigned int rtmon_param_tick_ms = 10;
 module_param_named(tick_ms, rtmon_param_tick_ms, uint, 0444);
 MODULE_PARM_DESC(tick_ms, "housekeeping period: timeouts, reclaim (1..1000 ms)");
 
+unsigned int rtmon_param_wake_batch = 32;
+module_param_named(wake_batch, rtmon_param_wake_batch, uint, 0444);
+MODULE_PARM_DESC(wake_batch, "wake the reader every N records per cpu, misses at once, the rest within tick_ms (1..65536; 1: every record)");
+
 static bool autostart = true;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start tracking at load (default 1)");
@@ -94,6 +98,7 @@ static int __init rtmon_params_from_module(struct rtm_params *p)
 	ret |= rtmon_check_param("ring_slots", ring_slots, 16, 65536, true);
 	ret |= rtmon_check_param("max_age_ms", max_age_ms, 10, 600000, false);
 	ret |= rtmon_check_param("tick_ms", rtmon_param_tick_ms, 1, 1000, false);
+	ret |= rtmon_check_param("wake_batch", rtmon_param_wake_batch, 1, 65536, false);
 	if (ret)
 		return -EINVAL;
 

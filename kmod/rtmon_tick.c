@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rtmon_tick.c - the housekeeping tick: overdue reports, reclaim of chains
- * past max_age_ms, pruning (rtm_ev_tick's work, kmod/core/rtm_tick.c).
+ * past max_age_ms, pruning (rtm_ev_tick's work, kmod/core/rtm_tick.c), and
+ * the reader's wakeup for records no batch woke it for (rtmon_tracker.c).
  *
  * The scan visits every chain, every cpu's slots and every task and cookie
  * table bucket: 13-24 us at the default sizes, milliseconds at the largest
@@ -75,6 +76,7 @@ static void rtmon_tick_fn(struct work_struct *w)
 	if (worst_batch > rtmon_tick_worst_batch_ns)
 		WRITE_ONCE(rtmon_tick_worst_batch_ns, worst_batch);
 	WRITE_ONCE(rtmon_tick_count, rtmon_tick_count + 1);
+	rtmon_wake_readers_pending();
 	rtmon_tick_queue();
 }
 

@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/vmalloc.h>
 #include <linux/irq_work.h>
+#include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/capability.h>
@@ -36,6 +37,25 @@ static size_t rtmon_core_size;
  * would hold every cpu's wakeups behind a busy real-time task there.
  */
 static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
+/*
+ * Records published on this cpu since it last woke the reader, and
+ * whether one of them is a miss or a timeout. Waking the reader for every
+ * record cost about 48,000 guest instructions a record (the irq_work
+ * thread's and the reader's wakeups and switches, the read: tests/bench/
+ * icount), more than tracking the chain. Misses wake it at once (rtmond
+ * snapshots the trace buffers when it reads one); other records every
+ * wake_batch records, or tick_ms after the first of them: a per-cpu hard
+ * hrtimer, which expires in hard IRQ context also on PREEMPT_RT, so that
+ * a real-time task holding another cpu (or its timer softirq thread, where
+ * the housekeeping tick's timer expires) cannot hold the records back.
+ */
+static DEFINE_PER_CPU(unsigned int, rtmon_unwoken);
+static DEFINE_PER_CPU(bool, rtmon_wake_urgent);
+static DEFINE_PER_CPU(struct hrtimer, rtmon_wake_timer);
+static DEFINE_PER_CPU(bool, rtmon_wake_armed);
+/* how the reader was woken (/proc/rtmon/status): rare, so shared */
+static atomic_long_t rtmon_wakes_miss, rtmon_wakes_batch, rtmon_wakes_timer;
+static atomic_long_t rtmon_wakes_tick;
 static bool rtmon_running;
 static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 
@@ -111,15 +131,71 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 		u64_stats_update_end_irqrestore(syncp, flags);
 	}
 	trace_rtmon_chain(r);	/* seq 0: a misses-only target's, not kept */
-	if (miss)
+	if (miss) {
 		trace_rtmon_deadline_miss(r);
+		this_cpu_write(rtmon_wake_urgent, true);
+	}
 	return true;
 }
 
-/* After the record is in its ring: wake the reader (irq_work: any context). */
+/* Wake the reader from this cpu (irq_work: any context), counted in n. */
+static void rtmon_wake_now(atomic_long_t *n)
+{
+	atomic_long_inc(n);
+	this_cpu_write(rtmon_unwoken, 0);
+	this_cpu_write(rtmon_wake_urgent, false);
+	irq_work_queue(this_cpu_ptr(&rtmon_wake_work));
+}
+
+/* tick_ms after a record that did not wake the reader (hard IRQ) */
+static enum hrtimer_restart rtmon_wake_timer_fn(struct hrtimer *t)
+{
+	this_cpu_write(rtmon_wake_armed, false);
+	if (this_cpu_read(rtmon_unwoken))
+		rtmon_wake_now(&rtmon_wakes_timer);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * After the record is in its ring: wake the reader for a miss, or when
+ * wake_batch records wait; else make sure the timer will. A nested record
+ * between a miss's rtmon_on_record() and this may take its wakeup before
+ * the miss is in the ring: the timer then wakes the reader for it.
+ */
 static void rtmon_on_published(void *arg, u32 cpu)
 {
-	irq_work_queue(this_cpu_ptr(&rtmon_wake_work));
+	if (this_cpu_read(rtmon_wake_urgent)) {
+		rtmon_wake_now(&rtmon_wakes_miss);
+		return;
+	}
+	if (this_cpu_inc_return(rtmon_unwoken) >= rtmon_param_wake_batch) {
+		rtmon_wake_now(&rtmon_wakes_batch);
+		return;
+	}
+	if (this_cpu_read(rtmon_wake_armed))
+		return;
+	this_cpu_write(rtmon_wake_armed, true);
+	hrtimer_start(this_cpu_ptr(&rtmon_wake_timer),
+		      ms_to_ktime(rtmon_param_tick_ms),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* From the tick and at stop (process context): what no wakeup covered. */
+void rtmon_wake_readers_pending(void)
+{
+	if (!wq_has_sleeper(&rtmon_readers_wq) || !rtmon_records_pending())
+		return;
+	atomic_long_inc(&rtmon_wakes_tick);
+	wake_up_interruptible(&rtmon_readers_wq);
+}
+
+void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
+			unsigned long *timer, unsigned long *tick)
+{
+	*miss = atomic_long_read(&rtmon_wakes_miss);
+	*batch = atomic_long_read(&rtmon_wakes_batch);
+	*timer = atomic_long_read(&rtmon_wakes_timer);
+	*tick = atomic_long_read(&rtmon_wakes_tick);
 }
 
 bool rtmon_tracker_running(void)
@@ -162,6 +238,8 @@ void rtmon_tracker_stop(void)
 	rtmon_tick_stop();
 	/* no event call runs now: any cpu's counters will do */
 	rtm_core_expire_all(rtmon_core_mem, raw_smp_processor_id());
+	/* the tick is gone: hand the reader what no batch woke it for */
+	rtmon_wake_readers_pending();
 }
 
 static int rtmon_spec_of(const struct rtmon_target *t,
@@ -439,9 +517,14 @@ int rtmon_tracker_init(struct rtm_params *p)
 	}
 	rtm_core_set_hook(rtmon_core_mem, rtmon_on_record, NULL);
 	rtm_core_set_notify(rtmon_core_mem, rtmon_on_published);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		init_irq_work(per_cpu_ptr(&rtmon_wake_work, cpu),
 			      rtmon_wake_readers);
+		hrtimer_init(per_cpu_ptr(&rtmon_wake_timer, cpu),
+			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		per_cpu_ptr(&rtmon_wake_timer, cpu)->function =
+			rtmon_wake_timer_fn;
+	}
 	rtmon_tick_init();
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
 		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
@@ -458,8 +541,11 @@ void rtmon_tracker_exit(void)
 	rtmon_tracker_stop();
 	mutex_unlock(&rtmon_ctl_lock);
 	rtmon_tick_stop();
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		/* the timer queues the irq_work: cancel it first */
+		hrtimer_cancel(per_cpu_ptr(&rtmon_wake_timer, cpu));
 		irq_work_sync(per_cpu_ptr(&rtmon_wake_work, cpu));
+	}
 	vfree(rtmon_core_mem);
 	rtmon_core_mem = NULL;
 	free_percpu(rtmon_stats);
