@@ -40,8 +40,8 @@ static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
 /*
  * Records published on this cpu since it last woke the reader, and
  * whether one of them is a miss or a timeout. Waking the reader for every
- * record cost about 48,000 guest instructions a record (the irq_work
- * thread's and the reader's wakeups and switches, the read: tests/bench/
+ * record cost about 12,600 guest instructions a record (the irq_work
+ * thread's and the reader's wakeups and switches, the reads: tests/bench/
  * icount), more than tracking the chain. Misses wake it at once (rtmond
  * snapshots the trace buffers when it reads one); other records every
  * wake_batch records, or tick_ms after the first of them: a per-cpu hard
