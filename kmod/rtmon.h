@@ -74,6 +74,11 @@ void rtmon_record_unpeek(unsigned int cpu);
 unsigned int rtmon_records_ack(void);
 void rtmon_records_rewind(void);
 bool rtmon_records_pending(void);
+/* wake a sleeping reader if records wait (process context) */
+void rtmon_wake_readers_pending(void);
+/* how often the reader was woken: for misses, batches, timer, tick */
+void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
+			unsigned long *timer, unsigned long *tick);
 extern wait_queue_head_t rtmon_readers_wq;
 extern struct mutex rtmon_ctl_lock;	/* targets, start/stop */
 
@@ -104,8 +109,5 @@ void rtmon_status_exit(void);
 /* module parameters (rtmon_main.c) */
 extern unsigned int rtmon_param_tick_ms;
 extern unsigned int rtmon_param_wake_batch;
-void rtmon_wake_readers_pending(void);
-void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
-			unsigned long *timer, unsigned long *tick);
 
 #endif /* RTMON_H */

@@ -164,7 +164,6 @@ static void rtmon_irq_exit(void *data, int irq, struct irqaction *action,
 static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
-
 	u32 cpu, ctx;
 
 	rtmon_bench_empty();
@@ -180,7 +179,6 @@ static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 static void rtmon_softirq_entry(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
-
 	u32 cpu;
 
 	rtmon_bench_empty();
@@ -195,7 +193,6 @@ static void rtmon_softirq_entry(void *data, unsigned int vec_nr)
 static void rtmon_softirq_exit(void *data, unsigned int vec_nr)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
-
 	u32 cpu;
 
 	rtmon_bench_empty();

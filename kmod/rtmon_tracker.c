@@ -52,7 +52,6 @@ static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
 static DEFINE_PER_CPU(unsigned int, rtmon_unwoken);
 static DEFINE_PER_CPU(bool, rtmon_wake_urgent);
 static DEFINE_PER_CPU(struct hrtimer, rtmon_wake_timer);
-static DEFINE_PER_CPU(bool, rtmon_wake_armed);
 /* how the reader was woken (/proc/rtmon/status): rare, so shared */
 static atomic_long_t rtmon_wakes_miss, rtmon_wakes_batch, rtmon_wakes_timer;
 static atomic_long_t rtmon_wakes_tick;
@@ -150,7 +149,6 @@ static void rtmon_wake_now(atomic_long_t *n)
 /* tick_ms after a record that did not wake the reader (hard IRQ) */
 static enum hrtimer_restart rtmon_wake_timer_fn(struct hrtimer *t)
 {
-	this_cpu_write(rtmon_wake_armed, false);
 	if (this_cpu_read(rtmon_unwoken))
 		rtmon_wake_now(&rtmon_wakes_timer);
 	return HRTIMER_NORESTART;
@@ -164,6 +162,8 @@ static enum hrtimer_restart rtmon_wake_timer_fn(struct hrtimer *t)
  */
 static void rtmon_on_published(void *arg, u32 cpu)
 {
+	struct hrtimer *t;
+
 	if (this_cpu_read(rtmon_wake_urgent)) {
 		rtmon_wake_now(&rtmon_wakes_miss);
 		return;
@@ -172,12 +172,11 @@ static void rtmon_on_published(void *arg, u32 cpu)
 		rtmon_wake_now(&rtmon_wakes_batch);
 		return;
 	}
-	if (this_cpu_read(rtmon_wake_armed))
-		return;
-	this_cpu_write(rtmon_wake_armed, true);
-	hrtimer_start(this_cpu_ptr(&rtmon_wake_timer),
-		      ms_to_ktime(rtmon_param_tick_ms),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	t = this_cpu_ptr(&rtmon_wake_timer);
+	/* dequeued before its callback runs: a record made meanwhile rearms it */
+	if (!hrtimer_is_queued(t))
+		hrtimer_start(t, ms_to_ktime(rtmon_param_tick_ms),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /* From the tick and at stop (process context): what no wakeup covered. */
