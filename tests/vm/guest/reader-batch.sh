@@ -21,6 +21,27 @@ wakes() {
 	set -- $(echo "$line" | tr -cs '0-9' ' ')
 	echo "$1 $3 $(($5 + $6))"
 }
+# phase FILE COUNT COMMAND...: a reader takes COUNT records into FILE while
+# COMMAND makes them; sets dm db dl, the reader line's counts in between
+phase() {
+	local file=$1 count=$2 m0 b0 l0
+	shift 2
+	$RTMONCTL records --json -n "$count" -t 5 >"$file" &
+	reader=$!
+	sleep 0.3
+	read -r m0 b0 l0 <<<"$(wakes)"
+	"$@"
+	wait $reader || fail "rtmonctl records failed ($file)"
+	reader=
+	read -r dm db dl <<<"$(wakes)"
+	dm=$((dm - m0)) db=$((db - b0)) dl=$((dl - l0))
+}
+# python3 -c "$sleeps" N SECONDS: N timer chains of python3
+sleeps='
+import sys, time
+for _ in range(int(sys.argv[1])):
+    time.sleep(float(sys.argv[2]))
+'
 reader=
 trap '[ -z "$reader" ] || kill $reader 2>/dev/null || true; rtmon_cleanup' EXIT
 rtmon_load tick_ms=1000
@@ -29,52 +50,26 @@ grep -q '^reader: .* batches of 32 records [0-9]*, 1000 ms after' /proc/rtmon/st
 # phase 1: 96 records, no deadline, all on cpu 0
 $RTMONCTL targets add --name batch --comm python3 --timer >/dev/null
 $RTMONCTL start
-$RTMONCTL records --json -n 96 -t 5 >$T/batch.json &
-reader=$!
-sleep 0.3
-set -- $(wakes)
-m0=$1 b0=$2 t0=$3
-taskset -c 0 python3 -c '
-import time
-for _ in range(96):
-    time.sleep(0.001)
-'
-wait $reader || fail "rtmonctl records failed (phase 1)"
-reader=
-set -- $(wakes)
-m1=$1 b1=$2 t1=$3
+phase $T/batch.json 96 taskset -c 0 python3 -c "$sleeps" 96 0.001
 n=$(grep -c . $T/batch.json || true)
-echo "# phase 1: $n records read; woken for misses $((m1 - m0)), batches $((b1 - b0)), later $((t1 - t0))"
+echo "# phase 1: $n records read; woken for misses $dm, batches $db, later $dl"
 [ "$n" -eq 96 ] || fail "read $n records of 96"
-[ $((m1 - m0)) -eq 0 ] || fail "woken for $((m1 - m0)) misses, none made"
-[ $((b1 - b0)) -ge 2 ] && [ $((b1 - b0)) -le 3 ] || fail "woken for $((b1 - b0)) batches of 32 for 96 records (2 or 3)"
+[ $dm -eq 0 ] || fail "woken for $dm misses, none made"
+[ $db -ge 2 ] && [ $db -le 3 ] || fail "woken for $db batches of 32 for 96 records (2 or 3)"
 $RTMONCTL stop
 $RTMONCTL targets del 0 >/dev/null
 
 # phase 2: 6 misses, 100 ms apart
 $RTMONCTL targets add --name miss --comm python3 --timer --deadline 1us >/dev/null
 $RTMONCTL start
-$RTMONCTL records --json -n 6 -t 5 >$T/miss.json &
-reader=$!
-sleep 0.3
-set -- $(wakes)
-m0=$1 b0=$2 t0=$3
-python3 -c '
-import time
-for _ in range(6):
-    time.sleep(0.1)
-'
-wait $reader || fail "rtmonctl records failed (phase 2)"
-reader=
-set -- $(wakes)
-m1=$1 b1=$2 t1=$3
+phase $T/miss.json 6 python3 -c "$sleeps" 6 0.1
 n=$(python3 -c '
 import json, sys
 print(sum(1 for l in open(sys.argv[1]) if l.strip() and json.loads(l)["miss"]))' $T/miss.json) ||
 	fail "unreadable records: $(head -c 600 $T/miss.json)"
-echo "# phase 2: $n misses read; woken for misses $((m1 - m0)), batches $((b1 - b0)), later $((t1 - t0))"
+echo "# phase 2: $n misses read; woken for misses $dm, batches $db, later $dl"
 [ "$n" -eq 6 ] || fail "read $n misses of 6: $(head -c 600 $T/miss.json)"
-[ $((m1 - m0)) -eq 6 ] || fail "woken for $((m1 - m0)) misses of 6"
-[ $((b1 - b0)) -eq 0 ] || fail "woken for $((b1 - b0)) batches, 6 records made"
+[ $dm -eq 6 ] || fail "woken for $dm misses of 6"
+[ $db -eq 0 ] || fail "woken for $db batches, 6 records made"
 $RTMONCTL stop
 echo "reader-batch: ok"
