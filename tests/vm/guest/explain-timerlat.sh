@@ -43,12 +43,17 @@ thresh_us=15000
 deadline=12ms
 burst_ms=30
 [ -x "$RTLA" ] || fail "no rtla 6.12 at $RTLA (run scripts/build-rtla on the host, or -e RTMON_RTLA=PATH)"
-"$RTLA" timerlat top --help 2>&1 | grep -q -- '-a/--auto' ||
-	fail "$RTLA has no 'timerlat top -a/--auto': $("$RTLA" timerlat top --help 2>&1 | head -n 1)"
+# the help into a variable first: rtla writes it to unbuffered stderr, one
+# write a line, and under pipefail "| grep -q" quitting at the match kills
+# rtla with SIGPIPE mid-text, failing the test with the option there (CI,
+# stop 29)
+rtla_help=$("$RTLA" timerlat top --help 2>&1 || true)
+grep -q -- '-a/--auto' <<<"$rtla_help" ||
+	fail "$RTLA has no 'timerlat top -a/--auto': $(head -n 1 <<<"$rtla_help")"
 grep -qw timerlat $TR/available_tracers ||
 	fail "this kernel has no timerlat tracer (CONFIG_TIMERLAT_TRACER): leave the board out in suite.list"
 command -v python3 >/dev/null || fail "python3 not installed"
-note "$("$RTLA" timerlat top --help 2>&1 | head -n 1) on $(uname -r)"
+note "$(head -n 1 <<<"$rtla_help") on $(uname -r)"
 
 hog=
 rtla_pid=
