@@ -152,6 +152,32 @@ static void gen_tick(size_t n)
 	}
 }
 
+/*
+ * A sleeper whose task no target is (sleeper-other, with a timer target
+ * elsewhere): its expiry starts a chain all the same (it may hand off to a
+ * target), which ends unreported when the task blocks having woken no one.
+ */
+static void gen_sleeper_other(size_t n)
+{
+	struct ev *e;
+	size_t end = nev + n;
+	unsigned int cpu, pid;
+
+	while (nev < end) {
+		cpu = rnd() % NCPU;
+		pid = 3000 + cpu;
+		e = add(E_TMR_IN, cpu); e->x = pid; e->flag = RTM_TIMER_SLEEPER;
+		e->ctx = RTM_CTX_HARDIRQ;
+		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = pid;
+		e->c = pid; e->comm = comm_other;
+		e = add(E_TMR_OUT, cpu); e->x = pid; e->ctx = RTM_CTX_HARDIRQ;
+		e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = pid;
+		e->c = pid; e->comm = comm_other;
+		e = add(E_SWITCH, cpu); e->a = pid; e->flag = 1; e->b = 0;
+		e->comm = comm_other;
+	}
+}
+
 /* one chain, every event touches it */
 static void gen_chain(void)
 {
@@ -298,6 +324,8 @@ static void gen(const char *mode, size_t n)
 	ntrans = 0;
 	if (!strcmp(mode, "nochain")) {
 		gen_nochain(n);
+	} else if (!strcmp(mode, "sleeper-other")) {
+		gen_sleeper_other(n);
 	} else if (!strncmp(mode, "tick", 4)) {
 		gen_tick(n);
 	} else if (!strcmp(mode, "transition")) {
@@ -339,7 +367,7 @@ int main(int argc, char **argv)
 	int rep;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|--time [N]\n");
+		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|sleeper-other|--time [N]\n");
 		return 2;
 	}
 	if (argc > 2)
