@@ -194,15 +194,33 @@ struct rtm_tgt {
 	u32 flags;		/* RTM_TGT_* */
 };
 
+/*
+ * The targets by comm: an open-addressed table, twice the targets, so a
+ * lookup ends within a probe or two. mask 0 marks a free slot.
+ */
+#define RTM_CIDX_SLOTS		(2 * RTM_MAX_TARGETS)
+#define RTM_CIDX_SHIFT		58	/* 64 - log2(RTM_CIDX_SLOTS) */
+
+_Static_assert(RTM_CIDX_SLOTS == 1 << (64 - RTM_CIDX_SHIFT),
+	       "RTM_CIDX_SHIFT must index RTM_CIDX_SLOTS slots");
+
+struct rtm_cidx {
+	u64 comm[2];
+	u32 mask;			/* targets with this comm */
+	u32 pad;
+};
+
 struct rtm_tset {
 	u32 active;			/* bit per used target */
 	u32 end_mask[RTM_END_NR];	/* task targets per end condition */
 	u32 irqonly;			/* IRQ-only targets */
 	u32 timers;			/* bit RTM_TIMER_* some target accepts */
+	u32 nocomm;			/* targets with no comm filter */
 	u64 irq_any;			/* some target accepts any irq */
 	u64 bloom[RTM_END_NR];		/* comm filter per end condition */
 	u64 irq_bits[RTM_MAX_IRQ / 64];
 	struct rtm_tgt t[RTM_MAX_TARGETS];
+	struct rtm_cidx cidx[RTM_CIDX_SLOTS];
 };
 
 struct rtm_targets {
@@ -458,6 +476,13 @@ static inline bool rtm_target_maybe(const struct rtm_tset *ts, u32 end,
 				    const u64 *comm)
 {
 	return ts->bloom[end] & rtm_comm_bit(comm);
+}
+
+/* The slot of comm's chain in the comm index (rtm_tset.cidx). */
+static inline u32 rtm_cidx_hash(const u64 *comm)
+{
+	return ((comm[0] ^ (comm[1] * 0xff51afd7ed558ccdull)) *
+		0x9e3779b97f4a7c15ull) >> RTM_CIDX_SHIFT;
 }
 
 int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,

@@ -20,6 +20,47 @@ void rtm_targets_init(struct rtm_core *c)
 	rtm_st32(&c->tg.timer_kinds, 0);
 }
 
+/* Add target i to the comm index (the writer's copy: no reader sees it). */
+static void rtm_cidx_add(struct rtm_tset *m, const u64 *comm, u32 i)
+{
+	u32 h = rtm_cidx_hash(comm);
+	struct rtm_cidx *e;
+
+	for (;; h = (h + 1) & (RTM_CIDX_SLOTS - 1)) {
+		e = &m->cidx[h];
+		if (!e->mask) {
+			e->comm[0] = comm[0];
+			e->comm[1] = comm[1];
+		} else if (e->comm[0] != comm[0] || e->comm[1] != comm[1]) {
+			continue;	/* at most RTM_MAX_TARGETS used: ends */
+		}
+		e->mask |= 1u << i;
+		return;
+	}
+}
+
+/*
+ * The targets whose comm filter comm passes: those with no filter, and
+ * those of the index's entry for comm. With many targets, matching a task
+ * looks only at these, not at every target the bloom word lets through
+ * (a 64-bit filter of 32 comms passes a comm in about 4 cases of 10).
+ */
+static u32 rtm_comm_targets(const struct rtm_tset *ts, const u64 *comm)
+{
+	const struct rtm_cidx *e;
+	u32 h;
+
+	if (!comm)
+		return ts->nocomm;
+	for (h = rtm_cidx_hash(comm);; h = (h + 1) & (RTM_CIDX_SLOTS - 1)) {
+		e = &ts->cidx[h];
+		if (!e->mask)
+			return ts->nocomm;
+		if (e->comm[0] == comm[0] && e->comm[1] == comm[1])
+			return ts->nocomm | e->mask;
+	}
+}
+
 static void rtm_targets_publish(struct rtm_core *c)
 {
 	struct rtm_tset *m = &c->tg.master;
@@ -31,6 +72,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 	m->irqonly = 0;
 	m->timers = 0;
 	m->irq_any = 0;
+	m->nocomm = 0;
+	memset(m->cidx, 0, sizeof(m->cidx));
 	memset(m->end_mask, 0, sizeof(m->end_mask));
 	memset(m->bloom, 0, sizeof(m->bloom));
 	memset(m->irq_bits, 0, sizeof(m->irq_bits));
@@ -39,6 +82,10 @@ static void rtm_targets_publish(struct rtm_core *c)
 		if (!t->has_task && !t->src)
 			continue;	/* unused slot (all zero) */
 		m->active |= 1u << i;
+		if (t->has_comm)
+			rtm_cidx_add(m, t->comm, i);
+		else
+			m->nocomm |= 1u << i;
 		if (t->has_task) {
 			m->end_mask[t->end] |= 1u << i;
 			if (t->end == RTM_END_WORK_END && t->src == RTM_SRC_IRQ)
@@ -139,6 +186,9 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 	const struct rtm_tgt *t;
 	u32 i;
 
+	/* several to try: only those whose comm filter passes */
+	if (mask & (mask - 1))
+		mask &= rtm_comm_targets(ts, comm);
 	while (mask) {
 		i = rtm_ctz32(mask);
 		mask &= mask - 1;

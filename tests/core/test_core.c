@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtm_core.h"
+#include "rtm_internal.h"	/* rtm_cidx_hash: t_many_targets */
 
 static int failed;
 static const char *cur;
@@ -1071,6 +1072,79 @@ static void t_timer_kinds(void)
 	end();
 }
 
+/* An IRQ 9 chain to task pid/name ending at its switch_in: records read. */
+static int irq9_chain(struct rtm_core *c, unsigned long long ts,
+		      unsigned int pid, const char *name, struct rtm_record *r)
+{
+	char cm[16];
+
+	comm(cm, name);
+	irq_wake(c, 0, ts, 9, pid, name);
+	rtm_ev_switch(c, 1, ts + 100, 0, 0, pid, pid, cm);
+	return drain(c, 2, r);
+}
+
+/*
+ * All RTM_MAX_TARGETS targets in use: a task is matched through the comm
+ * index (rtm_tset.cidx), which must give what comparing every target
+ * gives: the first target by id whose comm, pid and source match, a
+ * target with no comm filter for any comm, nothing for a comm no target
+ * has. Two comms hash to the index's last slot, so the second wraps to
+ * the first; clearing a target rebuilds the index.
+ */
+static void t_many_targets(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_target_spec t;
+	struct rtm_record r;
+	char names[RTM_MAX_TARGETS][16], cm[16];
+	unsigned int i, n = 0, k;
+
+	begin("many_targets_comm_index");
+	/* ids 0 and 1: comms of the last slot */
+	for (k = 0; n < 2 && k < 100000; k++) {
+		snprintf(names[n], 16, "w%u", k);
+		comm(cm, names[n]);
+		if (rtm_cidx_hash((const __u64 *)cm) == RTM_CIDX_SLOTS - 1)
+			n++;
+	}
+	CHECK(n == 2);
+	for (i = 2; i < RTM_MAX_TARGETS; i++)
+		snprintf(names[i], 16, "t%u", i);
+	strcpy(names[5], "dup");
+	strcpy(names[30], "dup");
+	for (i = 0; i < RTM_MAX_TARGETS - 1; i++) {
+		t = spec(names[i], RTM_SRC_IRQ, 9, RTM_END_SWITCH_IN, 0);
+		if (i == 5)
+			t.pid = 999;	/* "dup" of pid 999 only */
+		CHECK(rtm_core_set_target(c, i, &t) == 0);
+	}
+	t = spec(NULL, RTM_SRC_IRQ, 9, RTM_END_SWITCH_IN, 0);
+	t.pid = 4242;			/* no comm filter */
+	CHECK(rtm_core_set_target(c, 31, &t) == 0);
+
+	CHECK(irq9_chain(c, 1000, 200, names[1], &r) == 1 && r.target_id == 1);
+	CHECK(irq9_chain(c, 2000, 200, names[0], &r) == 1 && r.target_id == 0);
+	CHECK(irq9_chain(c, 3000, 200, "t17", &r) == 1 && r.target_id == 17);
+	CHECK(irq9_chain(c, 4000, 200, "dup", &r) == 1 && r.target_id == 30);
+	CHECK(irq9_chain(c, 5000, 999, "dup", &r) == 1 && r.target_id == 5);
+	CHECK(irq9_chain(c, 6000, 4242, "zzz", &r) == 1 && r.target_id == 31);
+	CHECK(irq9_chain(c, 7000, 4242, "t17", &r) == 1 && r.target_id == 17);
+	CHECK(irq9_chain(c, 8000, 201, "absent", &r) == 0);
+	CHECK(irq9_chain(c, 9000, 201, "t1", &r) == 0);	/* no target t1 */
+	/* the wrapped comm after its slot's owner is gone */
+	CHECK(rtm_core_clear_target(c, 0) == 0);
+	CHECK(irq9_chain(c, 10000, 200, names[1], &r) == 1 && r.target_id == 1);
+	CHECK(irq9_chain(c, 11000, 200, names[0], &r) == 0);
+	CHECK(rtm_core_clear_target(c, 30) == 0);
+	CHECK(irq9_chain(c, 12000, 200, "dup", &r) == 0);
+	CHECK(irq9_chain(c, 13000, 999, "dup", &r) == 1 && r.target_id == 5);
+	/* a comm in the index whose targets refuse the task: no filter's */
+	CHECK(irq9_chain(c, 14000, 4242, "dup", &r) == 1 && r.target_id == 31);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -1092,6 +1166,7 @@ int main(void)
 	t_hook_ring_full_nested();
 	t_soft_timer_slot();
 	t_timer_kinds();
+	t_many_targets();
 	free(mem);
 	return failed;
 }
