@@ -244,10 +244,13 @@ static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 		return;
 	cpu = smp_processor_id();
 	ctx = rtmon_ctx();
-	/* not the timer: hrtimer_wakeup() cleared the sleeper's task, and a
-	 * HRTIMER_NORESTART callback may have freed the timer */
+	/*
+	 * not the timer: hrtimer_wakeup() cleared the sleeper's task, and a
+	 * HRTIMER_NORESTART callback may have freed the timer; not the
+	 * clock: the exit adds no hop (rtm_core.h)
+	 */
 	if (rtm_timer_exit_wanted(c, cpu, ctx))
-		rtm_ev_timer_exit(c, cpu, rtmon_now(), 0, ctx);
+		rtm_ev_timer_exit(c, cpu, 0, 0, ctx);
 }
 
 /*

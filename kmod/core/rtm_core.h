@@ -193,7 +193,9 @@ void rtm_ev_softirq_exit(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 vec);
  * hrtimer_expire_exit a sleeper's task is already cleared and another
  * timer may be freed): callbacks of one context do not nest on a cpu, so
  * the context's timer branch is that timer's; a nonzero id that differs
- * marks the branch stale (a missed exit).
+ * marks the branch stale (a missed exit). The exit's ts is not used (a
+ * timer's branch ends there with no hop): callers may pass 0 and skip the
+ * clock read.
  */
 void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
 			__u64 timer_id, __u64 expires, __u32 tkind, __u32 ctx);
