@@ -111,7 +111,10 @@ def mutate_text(rng, b):
 
 
 ASAN = re.compile(rb"(ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:)")
-FRAME = re.compile(rb"^\s*#\d+ 0x[0-9a-f]+ in (\S+) (\S+)", re.M)
+# "#1 0x... in FUNC FILE:LINE", or "#1 0x... (/lib/LIB.so+0x...)" for a
+# library without symbols (libtracecmd's malloc of a size read from a
+# corrupt file: allocation-size-too-big, seed 1795749889)
+FRAME = re.compile(rb"^\s*#\d+ 0x[0-9a-f]+\s+(?:in (\S+) )?(\S+)", re.M)
 
 
 def sanitizer_owner(err):
@@ -124,10 +127,13 @@ def sanitizer_owner(err):
         line = err[max(0, m.start() - 300):m.start()].split(b"\n")[-1]
         return "ours" if (b"/monitor/" in line or b"/kmod/" in line) else "library"
     for fn, where in FRAME.findall(err[m.start():]):
+        fn = fn or b""
         if fn.startswith(b"__interceptor_") or fn.startswith(b"__asan") or \
            fn.startswith(b"__sanitizer") or b"libasan" in where or b"libubsan" in where:
             continue
-        return "ours" if (b"/monitor/" in where or b"/kmod/" in where) else "library"
+        # a frame without symbols names its binary: rtmon-replay's is ours
+        return "ours" if (b"/monitor/" in where or b"/kmod/" in where or
+                          b"rtmon-replay" in where) else "library"
     return "ours"
 
 
