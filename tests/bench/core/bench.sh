@@ -59,6 +59,48 @@ echo " (5 events): its chain starts, since the task may hand off to a target, an
 echo "(transition = every event of a chain: start, forks, moves, completion"
 echo " with record emission; latency-tracker also spent ~8 us per tracked IRQ)"
 
+# The open-chains curve: instructions an event of the no-chain and of the
+# transition stream while OPEN chains wait in the task table (their tasks
+# never run), up to the chain pool (1024 by default; 64 left for the
+# transitions). A run with no stream is subtracted (the opening's events).
+if command -v valgrind >/dev/null 2>&1; then
+	cg_total() {
+		valgrind --tool=callgrind --toggle-collect='rtm_ev_*' \
+			--callgrind-out-file="$O/callgrind.open" "$B" open "$1" "$2" "$3" \
+			> "$O/run.open" 2> "$O/valgrind.open.log" || { echo "bench_core open $*: failed" >&2; return 1; }
+		sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$O/callgrind.open" | head -n 1
+	}
+	per_event() {
+		base=$(cg_total "$1" "$2" 0) && tot=$(cg_total "$1" "$2" "$N") || { echo n/a; return; }
+		ev=$(get events "$O/run.open")
+		awk -v t="$tot" -v b="$base" -v e="$ev" 'BEGIN { printf "%.1f", (t - b) / e }'
+	}
+	echo
+	echo "open-chains curve: instructions/event while OPEN chains wait for their task's switch_in"
+	printf "%8s %18s %18s\n" "open" "no-chain event" "transition event"
+	: > "$O/open-chains.dat"
+	for open in 0 16 64 256 512 960; do
+		a=$(per_event $open nochain)
+		b=$(per_event $open transition)
+		printf "%8s %18s %18s\n" "$open" "$a" "$b"
+		echo "$open $a $b" >> "$O/open-chains.dat"
+	done
+	if command -v gnuplot >/dev/null 2>&1; then
+		gnuplot <<-EOF && echo "figure: $O/open-chains.svg"
+		set terminal svg size 720,420 dynamic font 'sans,11'
+		set output '$O/open-chains.svg'
+		set title 'rtmon core: instructions per event against open chains (callgrind)'
+		set xlabel 'chains open, waiting in the task table'
+		set ylabel 'instructions per event'
+		set yrange [0:*]; set grid; set key top left
+		plot '$O/open-chains.dat' using 1:2 with linespoints title 'no-chain event', \
+		     '' using 1:3 with linespoints title 'transition event'
+		EOF
+	else
+		echo "figure: not drawn, gnuplot is not installed (scripts/deps.sh installs gnuplot-nox)"
+	fi
+fi
+
 # rtmon-replay's throughput on a real recording (tests/core/data, made by
 # tests/vm/guest/record-tracecmd.sh): kernel events read and replayed per
 # second from the trace-cmd .dat (libtracecmd) and from its report text,

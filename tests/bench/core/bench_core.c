@@ -339,6 +339,25 @@ static void gen(const char *mode, size_t n)
 	}
 }
 
+/*
+ * Open chains (the open-chains curve): N interrupts of the target's IRQ
+ * each wake an app task (pids 5000..) that never runs, so N chains wait
+ * in the task table, as under a burst or a stalled cpu. Their tasks' pids
+ * share the table's buckets with the stream's.
+ */
+static void open_chains(unsigned int n)
+{
+	unsigned int i;
+	char cm[16] = "app";
+
+	for (i = 0; i < n; i++) {
+		rtm_ev_irq_entry(core, i % NCPU, i * 100, 42);
+		rtm_ev_waking(core, i % NCPU, i * 100 + 10, RTM_CTX_HARDIRQ, 0,
+			      5000 + i, 5000 + i, cm);
+		rtm_ev_irq_exit(core, i % NCPU, i * 100 + 20, 42, 0, 0);
+	}
+}
+
 /* run in chunks, drain between chunks (reader side, not measured) */
 static double timed(void)
 {
@@ -367,8 +386,39 @@ int main(int argc, char **argv)
 	int rep;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|sleeper-other|--time [N]\n");
+		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|sleeper-other|--time [N]\n"
+			"       bench_core open OPEN nochain|transition [N]\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "open")) {
+		unsigned long open;
+
+		if (argc < 4 || (strcmp(argv[3], "nochain") && strcmp(argv[3], "transition"))) {
+			fprintf(stderr, "usage: bench_core open OPEN nochain|transition [N]\n");
+			return 2;
+		}
+		open = strtoul(argv[2], NULL, 0);
+		if (argc > 4)
+			n = strtoul(argv[4], NULL, 0);
+		setup(0);
+		open_chains(open);
+		rtm_core_stats(core, &s);
+		if (s.chains_started != open) {
+			fprintf(stderr, "bench_core: %llu chains open, not %lu (pool size?)\n",
+				(unsigned long long)s.chains_started, open);
+			return 1;
+		}
+		/* bench.sh subtracts a run with no stream (N 0) */
+		gen(argv[3], n);
+		for (i = 0; i < nev; i += 1024) {
+			run(i, i + 1024 < nev ? i + 1024 : nev);
+			drain();
+		}
+		rtm_core_stats(core, &s);
+		printf("mode=open open=%lu stream=%s events=%zu chains=%llu completed=%llu\n",
+		       open, argv[3], nev, (unsigned long long)s.chains_started,
+		       (unsigned long long)s.chains_completed);
+		return 0;
 	}
 	if (argc > 2)
 		n = strtoul(argv[2], NULL, 0);
