@@ -61,9 +61,13 @@ static inline void rtm_pool_put(struct rtm_pool *p, u32 idx)
 #define RTM_HT_WAYS	7
 struct rtm_htab_bucket {
 	rtm_a64 slot[RTM_HT_WAYS];	/* (key << 32) | branch, 0 = empty */
-	rtm_a32 occ;			/* >= number of used slots */
-	u32 pad;
+	rtm_a64 occ;			/* 4 16-bit counters, one per key
+					 * fingerprint (rtm_htab_fp): each >=
+					 * the used slots of its keys */
 };
+
+_Static_assert(sizeof(struct rtm_htab_bucket) == 64,
+	       "a task-table bucket is one cache line");
 
 struct rtm_htab {
 	struct rtm_htab_bucket *b;
@@ -76,6 +80,29 @@ static inline u32 rtm_hash32(u32 key, u32 shift)
 	return (key * 0x9e3779b1u) >> shift;
 }
 
+/*
+ * Key's counter in its bucket's occ word: 2 bits of another hash than the
+ * bucket's choose one of 4, so the keys of one bucket spread over them
+ * and a lookup of an absent key finds its counter at 0 in most used
+ * buckets (the key's own low bits or the bucket product's next bits follow
+ * the pids' sequence: worse on runs of pids). 16 bits a counter: the used
+ * slots (7 at most) and the claims in flight (one per cpu and context)
+ * never carry into the next. The counter's unit and mask come from a
+ * table: a load, where shifts by the index took three instructions.
+ */
+static inline u32 rtm_htab_fp(u32 key)
+{
+	return (key * 0x85ebca6bu) >> 30;
+}
+
+static const u64 rtm_htab_unit[4] = {
+	1ull, 1ull << 16, 1ull << 32, 1ull << 48
+};
+
+static const u64 rtm_htab_cmask[4] = {
+	0xffffull, 0xffffull << 16, 0xffffull << 32, 0xffffull << 48
+};
+
 void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb);
 u32 rtm_htab_take(struct rtm_htab *h, u32 key);
 int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch);
@@ -84,10 +111,15 @@ u64 rtm_htab_peek(struct rtm_htab *h, u32 bucket, u32 way);
 bool rtm_htab_take_word(struct rtm_htab *h, u32 bucket, u32 way, u64 v);
 u32 rtm_htab_count_used(struct rtm_htab *h);
 
-/* Fast negative lookup: false if key is certainly not in the table. */
+/*
+ * Fast negative lookup: false if key is certainly not in the table. An
+ * empty bucket costs one load; in a used one, key's counter is looked at.
+ */
 static inline bool rtm_htab_maybe(struct rtm_htab *h, u32 key)
 {
-	return rtm_ld32(&h->b[rtm_hash32(key, h->shift)].occ) != 0;
+	u64 occ = rtm_ld64(&h->b[rtm_hash32(key, h->shift)].occ);
+
+	return occ && (occ & rtm_htab_cmask[rtm_htab_fp(key)]);
 }
 
 /* ---- rings (rtm_ring.c) ---- */

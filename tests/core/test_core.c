@@ -1145,6 +1145,63 @@ static void t_many_targets(void)
 	end();
 }
 
+/*
+ * The task table's counters per key fingerprint (rtm_htab.c): a present
+ * key is always "maybe", an absent key whose counter is 0 is not even in
+ * a used bucket, a full bucket refuses an 8th key and leaves the counters
+ * as they were, and every way of removing a key gives its count back.
+ */
+static void t_htab_counters(void)
+{
+	static struct rtm_htab_bucket b[16] __attribute__((aligned(64)));
+	struct rtm_htab h;
+	__u32 keys[RTM_HT_WAYS], absent = 0, k, n = 0, i, old;
+	__u64 occ;
+
+	begin("htab_fingerprint_counters");
+	rtm_htab_init(&h, b, 16);
+	/* 7 keys of bucket 3, and a key of bucket 3 no counter of theirs has */
+	for (k = 1; k < 1000000 && (n < RTM_HT_WAYS || !absent); k++) {
+		if (rtm_hash32(k, h.shift) != 3)
+			continue;
+		if (n < RTM_HT_WAYS && (n < 2 || rtm_htab_fp(k) == rtm_htab_fp(keys[0])))
+			keys[n++] = k;
+		else if (n == RTM_HT_WAYS && rtm_htab_fp(k) != rtm_htab_fp(keys[0]) &&
+			 rtm_htab_fp(k) != rtm_htab_fp(keys[1]))
+			absent = k;
+	}
+	CHECK(n == RTM_HT_WAYS && absent);
+	for (i = 0; i < n; i++)
+		CHECK(rtm_htab_insert(&h, keys[i], 100 + i) == 0);
+	for (i = 0; i < n; i++)
+		CHECK(rtm_htab_maybe(&h, keys[i]));
+	CHECK(!rtm_htab_maybe(&h, absent));
+	occ = rtm_ld64(&b[3].occ);
+	CHECK(rtm_htab_insert(&h, absent, 200) == -1);	/* bucket full */
+	CHECK(rtm_htab_put(&h, absent, 200, &old) == -1);
+	CHECK(rtm_ld64(&b[3].occ) == occ && !rtm_htab_maybe(&h, absent));
+	CHECK(rtm_htab_count_used(&h) == n);
+	/* put of a present key hands its branch back, count returned */
+	CHECK(rtm_htab_put(&h, keys[1], 300, &old) == 1 && old == 101);
+	CHECK(rtm_htab_count_used(&h) == n - 1);
+	CHECK(rtm_htab_take(&h, keys[0]) == 100);
+	CHECK(rtm_htab_take(&h, keys[0]) == 0);
+	/* the tick's removal by word */
+	for (i = 0; i < RTM_HT_WAYS; i++) {
+		__u64 v = rtm_htab_peek(&h, 3, i);
+
+		if (v && (__u32)(v >> 32) == keys[2])
+			CHECK(rtm_htab_take_word(&h, 3, i, v));
+	}
+	CHECK(!rtm_htab_maybe(&h, keys[2]) || rtm_htab_fp(keys[2]) == rtm_htab_fp(keys[3]));
+	for (i = 3; i < n; i++)
+		CHECK(rtm_htab_take(&h, keys[i]) == 100 + i);
+	CHECK(rtm_ld64(&b[3].occ) == 0 && rtm_htab_count_used(&h) == 0);
+	for (i = 0; i < n; i++)
+		CHECK(!rtm_htab_maybe(&h, keys[i]));
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -1167,6 +1224,7 @@ int main(void)
 	t_soft_timer_slot();
 	t_timer_kinds();
 	t_many_targets();
+	t_htab_counters();
 	free(mem);
 	return failed;
 }
