@@ -15,6 +15,11 @@
  */
 #include "rtm_internal.h"
 
+/* one of key fingerprint fp's counter (a load: see rtm_htab_fp) */
+static const u64 rtm_htab_unit[4] = {
+	1ull, 1ull << 16, 1ull << 32, 1ull << 48
+};
+
 static inline void rtm_occ_get(struct rtm_htab_bucket *bk, u32 fp)
 {
 	rtm_add64(&bk->occ, rtm_htab_unit[fp]);

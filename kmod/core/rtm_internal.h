@@ -95,10 +95,7 @@ static inline u32 rtm_htab_fp(u32 key)
 	return (key * 0x85ebca6bu) >> 30;
 }
 
-static const u64 rtm_htab_unit[4] = {
-	1ull, 1ull << 16, 1ull << 32, 1ull << 48
-};
-
+/* (the units: rtm_htab.c) */
 static const u64 rtm_htab_cmask[4] = {
 	0xffffull, 0xffffull << 16, 0xffffull << 32, 0xffffull << 48
 };
@@ -119,6 +116,7 @@ static inline bool rtm_htab_maybe(struct rtm_htab *h, u32 key)
 {
 	u64 occ = rtm_ld64(&h->b[rtm_hash32(key, h->shift)].occ);
 
+	/* "occ &&" first: an empty bucket computes no fingerprint */
 	return occ && (occ & rtm_htab_cmask[rtm_htab_fp(key)]);
 }
 

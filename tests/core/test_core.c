@@ -1099,13 +1099,15 @@ static void t_many_targets(void)
 	struct rtm_record r;
 	char names[RTM_MAX_TARGETS][16], cm[16];
 	unsigned int i, n = 0, k;
+	__u64 w[2];
 
 	begin("many_targets_comm_index");
 	/* ids 0 and 1: comms of the last slot */
 	for (k = 0; n < 2 && k < 100000; k++) {
 		snprintf(names[n], 16, "w%u", k);
 		comm(cm, names[n]);
-		if (rtm_cidx_hash((const __u64 *)cm) == RTM_CIDX_SLOTS - 1)
+		memcpy(w, cm, sizeof(w));
+		if (rtm_cidx_hash(w) == RTM_CIDX_SLOTS - 1)
 			n++;
 	}
 	CHECK(n == 2);
@@ -1155,11 +1157,31 @@ static void t_htab_counters(void)
 {
 	static struct rtm_htab_bucket b[16] __attribute__((aligned(64)));
 	struct rtm_htab h;
-	__u32 keys[RTM_HT_WAYS], absent = 0, k, n = 0, i, old;
-	__u64 occ;
+	__u32 keys[RTM_HT_WAYS], absent = 0, k, n = 0, i, old, one[4] = { 0 };
+	__u64 occ, want = 0;
 
 	begin("htab_fingerprint_counters");
 	rtm_htab_init(&h, b, 16);
+	/* one key of bucket 5 per counter: each counts in its own 16 bits */
+	for (k = 1, n = 0; k < 1000000 && n < 4; k++)
+		if (rtm_hash32(k, h.shift) == 5 && !one[rtm_htab_fp(k)]) {
+			one[rtm_htab_fp(k)] = k;
+			n++;
+		}
+	CHECK(n == 4);
+	for (i = 0; i < 4; i++) {
+		CHECK(rtm_htab_insert(&h, one[i], 10 + i) == 0);
+		want += 1ull << (16 * i);
+		CHECK(rtm_ld64(&b[5].occ) == want);
+	}
+	for (i = 0; i < 4; i++)
+		CHECK(rtm_htab_maybe(&h, one[i]));
+	for (i = 0; i < 4; i++) {
+		CHECK(rtm_htab_take(&h, one[i]) == 10 + i);
+		want -= 1ull << (16 * i);
+		CHECK(rtm_ld64(&b[5].occ) == want && !rtm_htab_maybe(&h, one[i]));
+	}
+	n = 0;
 	/* 7 keys of bucket 3, and a key of bucket 3 no counter of theirs has */
 	for (k = 1; k < 1000000 && (n < RTM_HT_WAYS || !absent); k++) {
 		if (rtm_hash32(k, h.shift) != 3)
@@ -1193,7 +1215,8 @@ static void t_htab_counters(void)
 		if (v && (__u32)(v >> 32) == keys[2])
 			CHECK(rtm_htab_take_word(&h, 3, i, v));
 	}
-	CHECK(!rtm_htab_maybe(&h, keys[2]) || rtm_htab_fp(keys[2]) == rtm_htab_fp(keys[3]));
+	/* keys 3..6 are left, all under keys[0]'s counter */
+	CHECK(rtm_ld64(&b[3].occ) == 4ull << (16 * rtm_htab_fp(keys[0])));
 	for (i = 3; i < n; i++)
 		CHECK(rtm_htab_take(&h, keys[i]) == 100 + i);
 	CHECK(rtm_ld64(&b[3].occ) == 0 && rtm_htab_count_used(&h) == 0);
