@@ -70,18 +70,20 @@ if command -v valgrind >/dev/null 2>&1; then
 			> "$O/run.open" 2> "$O/valgrind.open.log" || { echo "bench_core open $*: failed" >&2; return 1; }
 		sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$O/callgrind.open" | head -n 1
 	}
+	# per_event OPEN STREAM BASE: BASE, the opening alone (no stream)
 	per_event() {
-		base=$(cg_total "$1" "$2" 0) && tot=$(cg_total "$1" "$2" "$N") || { echo n/a; return; }
+		[ -n "$3" ] && tot=$(cg_total "$1" "$2" "$N") || { echo n/a; return; }
 		ev=$(get events "$O/run.open")
-		awk -v t="$tot" -v b="$base" -v e="$ev" 'BEGIN { printf "%.1f", (t - b) / e }'
+		awk -v t="$tot" -v b="$3" -v e="$ev" 'BEGIN { printf "%.1f", (t - b) / e }'
 	}
 	echo
 	echo "open-chains curve: instructions/event while OPEN chains wait for their task's switch_in"
 	printf "%8s %18s %18s\n" "open" "no-chain event" "transition event"
 	: > "$O/open-chains.dat"
 	for open in 0 16 64 256 512 960; do
-		a=$(per_event $open nochain)
-		b=$(per_event $open transition)
+		base=$(cg_total $open nochain 0) || base=
+		a=$(per_event $open nochain "$base")
+		b=$(per_event $open transition "$base")
 		printf "%8s %18s %18s\n" "$open" "$a" "$b"
 		echo "$open $a $b" >> "$O/open-chains.dat"
 	done

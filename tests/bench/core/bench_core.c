@@ -358,6 +358,17 @@ static void open_chains(unsigned int n)
 	}
 }
 
+/* the whole stream, drained every 1024 events (as a reader would) */
+static void run_drained(void)
+{
+	size_t i;
+
+	for (i = 0; i < nev; i += 1024) {
+		run(i, i + 1024 < nev ? i + 1024 : nev);
+		drain();
+	}
+}
+
 /* run in chunks, drain between chunks (reader side, not measured) */
 static double timed(void)
 {
@@ -410,10 +421,7 @@ int main(int argc, char **argv)
 		}
 		/* bench.sh subtracts a run with no stream (N 0) */
 		gen(argv[3], n);
-		for (i = 0; i < nev; i += 1024) {
-			run(i, i + 1024 < nev ? i + 1024 : nev);
-			drain();
-		}
+		run_drained();
 		rtm_core_stats(core, &s);
 		printf("mode=open open=%lu stream=%s events=%zu chains=%llu completed=%llu\n",
 		       open, argv[3], nev, (unsigned long long)s.chains_started,
@@ -426,10 +434,7 @@ int main(int argc, char **argv)
 	setup(strcmp(argv[1], "tick-sleeper") ? 0 : 1u << RTM_TIMER_SLEEPER);
 	if (strcmp(argv[1], "--time")) {
 		gen(argv[1], n);
-		for (i = 0; i < nev; i += 1024) {
-			run(i, i + 1024 < nev ? i + 1024 : nev);
-			drain();
-		}
+		run_drained();
 		rtm_core_stats(core, &s);
 		printf("mode=%s events=%zu transition_events=%zu chains=%llu completed=%llu\n",
 		       argv[1], nev, ntrans, (unsigned long long)s.chains_started,

@@ -51,7 +51,7 @@ END {
 		wn = m == "idle" ? 0 : want[m]
 		ph = (per[m, "pingpong"] - per["none", "pingpong"]) / hper[m, "pingpong"]
 		tw = per[m, "timer"] - per["none", "timer"]
-		printf "  %8d %9d %15.1f %14.2f %16.0f %16.2f\n", t, wn, ph, hper[m, "pingpong"] * 1, tw, cper[m, "timer"]
+		printf "  %8d %9d %15.1f %14.2f %16.0f %16.2f\n", t, wn, ph, hper[m, "pingpong"], tw, cper[m, "timer"]
 		if (t + 0 != wn + 0)
 			printf "           (the module took %d of %d targets: RTM_MAX_TARGETS)\n", t, wn
 		printf "%d %.2f %.1f\n", t, ph, tw > (out ".dat")
