@@ -20,6 +20,11 @@ void rtm_targets_init(struct rtm_core *c)
 	rtm_st32(&c->tg.timer_kinds, 0);
 }
 
+static inline bool rtm_comm_eq(const u64 *a, const u64 *b)
+{
+	return a[0] == b[0] && a[1] == b[1];
+}
+
 /* Add target i to the comm index (the writer's copy: no reader sees it). */
 static void rtm_cidx_add(struct rtm_tset *m, const u64 *comm, u32 i)
 {
@@ -31,7 +36,7 @@ static void rtm_cidx_add(struct rtm_tset *m, const u64 *comm, u32 i)
 		if (!e->mask) {
 			e->comm[0] = comm[0];
 			e->comm[1] = comm[1];
-		} else if (e->comm[0] != comm[0] || e->comm[1] != comm[1]) {
+		} else if (!rtm_comm_eq(e->comm, comm)) {
 			continue;	/* at most RTM_MAX_TARGETS used: ends */
 		}
 		e->mask |= 1u << i;
@@ -57,7 +62,7 @@ static u32 rtm_comm_targets(const struct rtm_tset *ts, const u64 *comm)
 		e = &ts->cidx[h];
 		if (!e->mask)
 			return ts->nocomm;
-		if (e->comm[0] == comm[0] && e->comm[1] == comm[1])
+		if (rtm_comm_eq(e->comm, comm))
 			return ts->nocomm | e->mask;
 	}
 	/*
@@ -199,6 +204,7 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		i = rtm_ctz32(mask);
 		mask &= mask - 1;
 		t = &ts->t[i];
+		/* branch-free: cheaper here than rtm_comm_eq() (callgrind) */
 		if (t->has_comm &&
 		    (!comm || ((t->comm[0] ^ comm[0]) | (t->comm[1] ^ comm[1]))))
 			continue;
