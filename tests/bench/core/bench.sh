@@ -103,6 +103,46 @@ if command -v valgrind >/dev/null 2>&1; then
 	fi
 fi
 
+# The fan-out curve: instructions a chain, and an event, when the IRQ's
+# thread wakes F tasks (F - 1 untargeted workers that run and block, then
+# the target): every wakeup forks a branch, every block closes one.
+if command -v valgrind >/dev/null 2>&1; then
+	echo
+	echo "fan-out curve: an IRQ's thread wakes F tasks a chain (one the target; callgrind)"
+	printf "%8s %14s %14s %16s %16s\n" "F" "events/chain" "instr/chain" "instr/branch" "instr/event"
+	: > "$O/fanout.dat"
+	for fan in 1 2 4 8 16 32 64; do
+		valgrind --tool=callgrind --toggle-collect='rtm_ev_*' \
+			--callgrind-out-file="$O/callgrind.fanout" "$B" fanout $fan "$N" \
+			> "$O/run.fanout" 2> "$O/valgrind.fanout.log" || { echo "bench_core fanout $fan: failed"; continue; }
+		tot=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$O/callgrind.fanout" | head -n 1)
+		ev=$(get events "$O/run.fanout")
+		ch=$(get completed "$O/run.fanout")
+		br=$(get branches "$O/run.fanout")
+		awk -v f=$fan -v t="$tot" -v e="$ev" -v c="$ch" -v b="$br" 'BEGIN {
+			if (!c) { printf "%8d %14s\n", f, "no chain completed"; exit 1 }
+			printf "%8d %14.1f %14.0f %16.1f %16.1f\n", f, e / c, t / c, t / b, t / e }' || continue
+		awk -v f=$fan -v t="$tot" -v e="$ev" -v c="$ch" -v b="$br" \
+			'BEGIN { printf "%d %.0f %.1f %.1f\n", f, t / c, t / b, t / e }' >> "$O/fanout.dat"
+	done
+	if command -v gnuplot >/dev/null 2>&1; then
+		gnuplot <<-EOF && echo "figure: $O/fanout.svg"
+		set terminal svg size 720,420 dynamic font 'sans,11'
+		set output '$O/fanout.svg'
+		set title 'rtmon core: instructions per chain against its fan-out (callgrind)'
+		set xlabel 'tasks woken by the IRQ thread, per chain'
+		set ylabel 'instructions per chain'
+		set y2label 'instructions per branch'
+		set logscale x 2; set yrange [0:*]; set y2range [0:*]; set ytics nomirror; set y2tics
+		set grid; set key top left
+		plot '$O/fanout.dat' using 1:2 with linespoints title 'per chain', \
+		     '' using 1:3 axes x1y2 with linespoints title 'per branch'
+		EOF
+	else
+		echo "figure: not drawn, gnuplot is not installed (scripts/deps.sh installs gnuplot-nox)"
+	fi
+fi
+
 # rtmon-replay's throughput on a real recording (tests/core/data, made by
 # tests/vm/guest/record-tracecmd.sh): kernel events read and replayed per
 # second from the trace-cmd .dat (libtracecmd) and from its report text,

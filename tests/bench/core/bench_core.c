@@ -11,8 +11,12 @@
  *                (RT), IRQ -> softirq -> app (mainline), sleeper timer ->
  *                cyclictest; chain start, forks, completion, records.
  *   mixed        realistic mix: ~97% nochain, ~3% transition events.
+ *   fanout F     chains that fan out: an IRQ's thread wakes F tasks, F - 1
+ *                untargeted workers that run and block, then the app
+ *                (the fan-out curve: cost a chain against F).
  *
  *   bench_core MODE [N]       run MODE once over N events (for callgrind)
+ *   bench_core fanout F [N]   the fanout stream, F tasks a chain
  *   bench_core --time [N]     time all modes, print key=value lines
  */
 #define _GNU_SOURCE
@@ -44,7 +48,7 @@ static size_t ntrans;	/* events in transition sequences */
 
 static char comm_app[16] = "app", comm_cyc[16] = "cyclictest",
 	    comm_thr[16] = "irq/42-eth0", comm_other[16] = "kworker/0:1",
-	    comm_bash[16] = "bash";
+	    comm_bash[16] = "bash", comm_wrk[16] = "worker";
 
 static unsigned int rnd(void)
 {
@@ -224,6 +228,42 @@ static void gen_chain(void)
 	ntrans += nev - start;
 }
 
+/*
+ * One chain of fan-out F on one cpu: IRQ 42 -> its thread, which wakes
+ * F tasks (pids 4000.. untargeted "worker", the last the target "app")
+ * and blocks; each runs in turn and blocks, the app's switch_in ends the
+ * chain. Every wakeup forks a branch off the thread's.
+ */
+static void gen_fanout(unsigned int fan)
+{
+	unsigned int cpu = rnd() % NCPU, i, prev;
+	struct ev *e;
+	size_t start = nev;
+
+	e = add(E_IRQ_IN, cpu); e->a = 42;
+	e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1; e->b = 90;
+	e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 90;
+	e->c = 90; e->comm = comm_thr;
+	e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 90;
+	e->c = 90; e->comm = comm_thr;
+	for (i = 0; i < fan; i++) {
+		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_TASK; e->a = 90;
+		e->b = i + 1 < fan ? 4000 + i : 100;
+		e->c = e->b;
+		e->comm = i + 1 < fan ? comm_wrk : comm_app;
+	}
+	for (i = 0, prev = 90; i < fan; i++) {
+		e = add(E_SWITCH, cpu); e->a = prev; e->flag = 1;
+		e->b = i + 1 < fan ? 4000 + i : 100;
+		e->c = e->b;
+		e->comm = i + 1 < fan ? comm_wrk : comm_app;
+		prev = e->b;
+	}
+	e = add(E_SWITCH, cpu); e->a = 100; e->flag = 1; e->b = 0;
+	e->comm = comm_other;
+	ntrans += nev - start;
+}
+
 static void run(size_t from, size_t to)
 {
 	const struct ev *e;
@@ -398,8 +438,30 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench_core nochain|transition|mixed|tick|tick-sleeper|sleeper-other|--time [N]\n"
-			"       bench_core open OPEN nochain|transition [N]\n");
+			"       bench_core open OPEN nochain|transition [N]\n"
+			"       bench_core fanout F [N]\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "fanout")) {
+		unsigned long fan = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+
+		if (!fan || fan > 1000) {
+			fprintf(stderr, "usage: bench_core fanout F [N] (F: 1 to 1000 tasks a chain)\n");
+			return 2;
+		}
+		if (argc > 3)
+			n = strtoul(argv[3], NULL, 0);
+		setup(0);
+		while (nev < n)
+			gen_fanout(fan);
+		run_drained();
+		rtm_core_stats(core, &s);
+		printf("mode=fanout fan=%lu events=%zu chains=%llu completed=%llu branches=%llu dropped=%llu\n",
+		       fan, nev, (unsigned long long)s.chains_started,
+		       (unsigned long long)s.chains_completed,
+		       (unsigned long long)s.branches_opened,
+		       (unsigned long long)(s.drop_no_branch + s.branches_dropped));
+		return 0;
 	}
 	if (!strcmp(argv[1], "open")) {
 		unsigned long open;
