@@ -207,6 +207,221 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 	return o;
 }
 
+/* ---- the record as a JSON line, without jansson's objects ---- */
+
+struct jline {
+	char *p;
+	size_t len, o;
+	int bad;	/* out of room, or a string jansson would refuse */
+};
+
+static void jl_raw(struct jline *b, const char *s, size_t n)
+{
+	if (b->bad || n > b->len - b->o) {
+		b->bad = 1;
+		return;
+	}
+	memcpy(b->p + b->o, s, n);
+	b->o += n;
+}
+
+/* a decimal integer as jansson prints a json_int_t ("%lld") */
+static void jl_int(struct jline *b, long long v)
+{
+	char d[24];
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[--i] = '-';
+	jl_raw(b, d + i, sizeof(d) - i);
+}
+
+/*
+ * A string as jansson dumps it with no flags: '"' and '\' escaped, the
+ * controls below 0x20 as \b \f \n \r \t or \u00XX, everything else as it
+ * is; invalid UTF-8 is refused (json_string() returns NULL for it).
+ */
+static void jl_str(struct jline *b, const char *str)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const uint8_t *s = (const uint8_t *)str;
+	size_t n, i = 0, run, k;
+
+	if (!str) {
+		b->bad = 1;
+		return;
+	}
+	n = strlen(str);
+	jl_raw(b, "\"", 1);
+	while (i < n && !b->bad) {
+		char e[6] = { '\\', 0, '0', '0', 0, 0 };
+		uint8_t c = s[i];
+
+		if (c >= 0x80) {
+			k = rtmon_utf8_len(s + i, n - i);
+			if (!k) {
+				b->bad = 1;
+				return;
+			}
+			jl_raw(b, str + i, k);
+			i += k;
+			continue;
+		}
+		for (run = i; run < n && s[run] >= 0x20 && s[run] < 0x80 &&
+		     s[run] != '"' && s[run] != '\\'; run++)
+			;
+		if (run > i) {
+			jl_raw(b, str + i, run - i);
+			i = run;
+			continue;
+		}
+		switch (c) {
+		case '"': case '\\': e[1] = (char)c; jl_raw(b, e, 2); break;
+		case '\b': e[1] = 'b'; jl_raw(b, e, 2); break;
+		case '\f': e[1] = 'f'; jl_raw(b, e, 2); break;
+		case '\n': e[1] = 'n'; jl_raw(b, e, 2); break;
+		case '\r': e[1] = 'r'; jl_raw(b, e, 2); break;
+		case '\t': e[1] = 't'; jl_raw(b, e, 2); break;
+		default:
+			e[1] = 'u';
+			e[4] = hex[c >> 4];
+			e[5] = hex[c & 15];
+			jl_raw(b, e, 6);
+		}
+		i++;
+	}
+	jl_raw(b, "\"", 1);
+}
+
+/* ,"KEY": (KEY is one of ours: nothing to escape) */
+static void jl_key(struct jline *b, const char *key)
+{
+	jl_raw(b, ",\"", 2);
+	jl_raw(b, key, strlen(key));
+	jl_raw(b, "\":", 2);
+}
+
+size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
+			      const char *target_name, uint64_t read_ns,
+			      const char *boot_id, const char *load_id)
+{
+	static const struct { uint32_t flag; const char *name; } fl[] = {
+		{ RTM_REC_F_DEADLINE_MISS, "deadline_miss" }, { RTM_REC_F_TIMEOUT, "timeout" },
+		{ RTM_REC_F_WAS_OVERDUE, "was_overdue" }, { RTM_REC_F_TRUNCATED, "truncated" },
+		{ RTM_REC_F_DROPPED_HOPS, "dropped_hops" }, { RTM_REC_F_MERGED, "merged" },
+		{ RTM_REC_F_COALESCED, "coalesced" },
+	};
+	struct jline b = { .p = buf, .len = len };
+	char comm[RTMON_COMM_TEXT], who[96];
+	uint64_t prev = r->start_ns;
+	unsigned int i, nf = 0;
+
+	rtmon_comm(comm, r->target_comm);
+	/* the keys in rtmon_record_json()'s order; casts as its json_pack()'s */
+	jl_raw(&b, "{\"seq\":", 7);
+	jl_int(&b, (long long)r->seq);
+	jl_key(&b, "version");
+	jl_int(&b, (int)r->version);
+	jl_key(&b, "kind");
+	jl_str(&b, r->kind == RTM_KIND_TIMER ? "timer" : "irq");
+	jl_key(&b, "source");
+	jl_int(&b, (long long)r->source);
+	jl_key(&b, "target");
+	jl_int(&b, r->target_id == RTM_TARGET_NONE ? -1 : (int)r->target_id);
+	jl_key(&b, "target_name");
+	if (target_name)
+		jl_str(&b, target_name);
+	else
+		jl_raw(&b, "null", 4);
+	jl_key(&b, "pid");
+	jl_int(&b, (long long)r->target_pid);
+	jl_key(&b, "tgid");
+	jl_int(&b, (long long)r->target_tgid);
+	jl_key(&b, "comm");
+	jl_str(&b, comm);
+	jl_key(&b, "start_ns");
+	jl_int(&b, (long long)r->start_ns);
+	jl_key(&b, "end_ns");
+	jl_int(&b, (long long)r->end_ns);
+	jl_key(&b, "latency_ns");
+	jl_int(&b, (long long)r->latency_ns);
+	jl_key(&b, "deadline_ns");
+	jl_int(&b, (long long)r->deadline_ns);
+	jl_key(&b, "miss");
+	if (r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT))
+		jl_raw(&b, "true", 4);
+	else
+		jl_raw(&b, "false", 5);
+	jl_key(&b, "flags");
+	jl_raw(&b, "[", 1);
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		if (!(r->flags & fl[i].flag))
+			continue;
+		if (nf++)
+			jl_raw(&b, ",", 1);
+		jl_str(&b, fl[i].name);
+	}
+	jl_raw(&b, "]", 1);
+	jl_key(&b, "cpu");
+	jl_int(&b, (int)r->cpu);
+	jl_key(&b, "path_len");
+	jl_int(&b, (int)r->path_len);
+	jl_key(&b, "hops");
+	jl_raw(&b, "[", 1);
+	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
+		const struct rtm_rec_hop *h = &r->hops[i];
+		char hc[RTMON_COMM_TEXT];
+
+		rtmon_comm(hc, h->comm);
+		rtmon_hop_who(who, sizeof(who), h);
+		jl_raw(&b, i ? ",{\"event\":" : "{\"event\":", i ? 10 : 9);
+		jl_str(&b, rtmon_hop_name(h->type));
+		jl_key(&b, "cpu");
+		jl_int(&b, (int)h->cpu);
+		jl_key(&b, "pid");
+		jl_int(&b, (long long)h->pid);
+		jl_key(&b, "comm");
+		jl_str(&b, hc);
+		jl_key(&b, "ctx");
+		jl_str(&b, rtmon_ctx_name(h->ctx));
+		jl_key(&b, "what");
+		jl_str(&b, who);
+		jl_key(&b, "ts_ns");
+		jl_int(&b, (long long)h->ts_ns);
+		jl_key(&b, "delta_ns");
+		jl_int(&b, (long long)(h->ts_ns > prev ? h->ts_ns - prev : 0));
+		jl_raw(&b, "}", 1);
+		if (h->ts_ns > prev)
+			prev = h->ts_ns;
+	}
+	jl_raw(&b, "]", 1);
+	if (r->flags & RTM_REC_F_COOKIE) {
+		jl_key(&b, "cookie");
+		jl_int(&b, (long long)r->cookie);
+	}
+	if (r->kind == RTM_KIND_TIMER && r->timer_kind) {
+		jl_key(&b, "timer");
+		jl_str(&b, rtmon_timer_name(r->timer_kind));
+	}
+	jl_key(&b, "read_ns");
+	jl_int(&b, (long long)read_ns);
+	if (boot_id && boot_id[0]) {
+		jl_key(&b, "boot_id");
+		jl_str(&b, boot_id);
+	}
+	if (load_id) {
+		jl_key(&b, "load_id");
+		jl_str(&b, load_id);
+	}
+	jl_raw(&b, "}\n", 2);
+	return b.bad ? 0 : b.o;
+}
+
 const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000)

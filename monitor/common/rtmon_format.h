@@ -33,6 +33,19 @@ void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src);
 const char *rtmon_term(char *buf, size_t len, const char *s);
 
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
+/*
+ * The same record as one line of records.jsonl, into buf: byte for byte
+ * what json_dumps(JSON_COMPACT) gives for rtmon_record_json(), with
+ * "read_ns", "boot_id" (when not "") and "load_id" (when not NULL) added,
+ * and a newline; without building jansson's objects (rtmond's writer
+ * writes one per record: 60,000 instructions a line through jansson).
+ * Returns the line's length, or 0 when it does not fit in len or a string
+ * is not valid UTF-8 (the caller then takes jansson's path, which refuses
+ * such a string as it always did).
+ */
+size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
+			      const char *target_name, uint64_t read_ns,
+			      const char *boot_id, const char *load_id);
 /* One summary line, then one line per hop with the time since the last. */
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
 			const char *target_name);

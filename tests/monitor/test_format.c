@@ -2,7 +2,9 @@
 /*
  * test_format.c - unit tests of monitor/common/rtmon_format.c: task names
  * that are not valid UTF-8 or hold control characters (issue 21, item 6:
- * jansson refused the record, the miss was dropped from misses.jsonl).
+ * jansson refused the record, the miss was dropped from misses.jsonl);
+ * rtmon_record_json_line() against jansson's dump of rtmon_record_json(),
+ * byte for byte, over records of every shape.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -32,6 +34,136 @@ static void comm_is(const char *name, const char *raw, const char *want)
 	memcpy(in, raw, strnlen(raw, RTM_COMM_LEN));
 	rtmon_comm(out, in);
 	CHECK(name, !strcmp(out, want), "got '%s', want '%s'", out, want);
+}
+
+static unsigned long long rnd_state = 88172645463325252ull;
+
+static unsigned long long rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* a field: small, near a type's limit, or anything */
+static unsigned long long rnd_val(void)
+{
+	switch (rnd() % 4) {
+	case 0: return rnd() % 100;
+	case 1: return 0xffffffffull - rnd() % 3;
+	case 2: return ~0ull - rnd() % 3;
+	default: return rnd();
+	}
+}
+
+static void rnd_comm(uint8_t *c)
+{
+	unsigned int i, n = rnd() % (RTM_COMM_LEN + 1);
+
+	memset(c, 0, RTM_COMM_LEN);
+	for (i = 0; i < n; i++)
+		c[i] = rnd() % 3 ? 'a' + rnd() % 26 : (uint8_t)rnd();
+}
+
+/* what rtmond's writer wrote with jansson: the record, its 3 fields, \n */
+static char *jansson_line(const struct rtm_record *r, const char *name, uint64_t read_ns,
+			  const char *boot_id, const char *load_id)
+{
+	json_t *o = rtmon_record_json(r, name);
+	char *s, *line = NULL;
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "read_ns", json_integer((json_int_t)read_ns));
+	if (boot_id[0])
+		json_object_set_new(o, "boot_id", json_string(boot_id));
+	if (load_id)
+		json_object_set_new(o, "load_id", json_string(load_id));
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (s && asprintf(&line, "%s\n", s) < 0)
+		line = NULL;
+	free(s);
+	return line;
+}
+
+/*
+ * rtmon_record_json_line() gives jansson's line byte for byte, or 0 where
+ * jansson refuses the record (invalid UTF-8 in a name), over random
+ * records, names with every byte, and buffers one byte short.
+ */
+static void json_line_matches_jansson(void)
+{
+	static const char *const names[] = { NULL, "t", "cyclictest", "a\"b\\c/d", "tab\there\n",
+		"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "bad\xff", "cut\xe2\x82", "\x7f\x1b[2J",
+		"\xed\xa0\x80", "" };
+	static char buf[16384];
+	unsigned int i, k, same = 0, refused = 0, bad = 0, shortbad = 0;
+	char first[400] = "";
+	struct rtm_record r;
+
+	for (i = 0; i < 20000; i++) {
+		char name[8], *want;
+		const char *nm, *boot = i % 3 ? "4cf758df-1123-4488-b07e-d2577b172562" : "";
+		const char *load = i % 5 ? "load-7" : NULL;
+		uint64_t read_ns = rnd_val();
+		size_t n;
+
+		memset(&r, 0, sizeof(r));
+		r.version = (uint32_t)(rnd() % 5);
+		r.seq = rnd_val();
+		r.kind = (uint32_t)(rnd() % 3);
+		r.source = (uint32_t)rnd_val();
+		r.target_id = rnd() % 4 ? (uint32_t)(rnd() % 32) : RTM_TARGET_NONE;
+		r.target_pid = (uint32_t)rnd_val();
+		r.target_tgid = (uint32_t)rnd_val();
+		rnd_comm(r.target_comm);
+		r.start_ns = rnd_val();
+		r.end_ns = rnd_val();
+		r.latency_ns = rnd_val();
+		r.deadline_ns = rnd_val();
+		r.flags = (uint32_t)rnd();
+		r.cpu = (uint32_t)rnd_val();
+		r.path_len = (uint32_t)rnd_val();
+		r.cookie = rnd_val();
+		r.timer_kind = (uint32_t)(rnd() % (RTM_TIMER_NR + 2));
+		r.nhops = (uint32_t)(rnd() % (RTM_REC_MAX_HOPS + 4));
+		for (k = 0; k < RTM_REC_MAX_HOPS; k++) {
+			r.hops[k].type = (uint32_t)(rnd() % 24);
+			r.hops[k].ctx = (uint32_t)(rnd() % 5);
+			r.hops[k].cpu = (uint32_t)rnd_val();
+			r.hops[k].pid = (uint32_t)rnd_val();
+			r.hops[k].ts_ns = rnd() % 2 ? r.start_ns + rnd() % 100000 : rnd_val();
+			rnd_comm(r.hops[k].comm);
+		}
+		if (i < 256) {		/* every byte, alone, as the target's name */
+			name[0] = (char)(i ? i : 'x');
+			name[1] = 0;
+			nm = name;
+		} else {
+			nm = names[i % (sizeof(names) / sizeof(names[0]))];
+		}
+		want = jansson_line(&r, nm, read_ns, boot, load);
+		n = rtmon_record_json_line(buf, sizeof(buf), &r, nm, read_ns, boot, load);
+		if (!want && !n) {
+			refused++;
+		} else if (want && n == strlen(want) && !memcmp(buf, want, n)) {
+			same++;
+			/* one byte short: refused, nothing written past the end */
+			memset(buf, 0x5a, sizeof(buf));
+			if (rtmon_record_json_line(buf, n - 1, &r, nm, read_ns, boot, load) ||
+			    buf[n - 1] != 0x5a)
+				shortbad++;
+		} else if (bad++ == 0) {
+			snprintf(first, sizeof(first), "record %u: jansson '%.150s', line '%.*s'", i,
+				 want ? want : "(refused)", (int)(n < 150 ? n : 150), buf);
+		}
+		free(want);
+	}
+	CHECK("json-line-as-jansson", !bad && !shortbad && same > 10000 && refused > 1000,
+	      "%u equal, %u refused by both, %u differ, %u overran or took a short buffer; %s",
+	      same, refused, bad, shortbad, first);
 }
 
 int main(void)
@@ -75,5 +207,6 @@ int main(void)
 	json_decref(o);
 	free(js);
 	free(txt);
+	json_line_matches_jansson();
 	return failed;
 }
