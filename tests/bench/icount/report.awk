@@ -1,34 +1,40 @@
 # tests/bench/icount/report.awk: the icount bench's table, from the boots'
 # consoles (MODE-BOOT.log, boot 1 then boot 2 of each mode). A console line
-#   ICOUNT run WORKLOAD MODE NS HITS CHAINS
+#   ICOUNT run WORKLOAD MODE NS HITS CHAINS [RTMOND_NS RECORDS]
 # is one round: its guest ns (= instructions at shift 0), the probe hits and
 # the chains started that the module counted in it (0 where it does not
-# count: not loaded, empty probes). Exits 1 when two boots of a mode differ
+# count: not loaded, empty probes); in the rtmond modes two more fields,
+# the ns rtmond's threads ran and the records it wrote. Exits 1 when two boots of a mode differ
 # by more than 0.1% (not deterministic).
 function abs(x) { return x < 0 ? -x : x }
 BEGIN {
-	split("pingpong timer cyclictest hackbench", wl, " ")
+	nw = split("pingpong timer gpio cyclictest hackbench", wl, " ")
 	unit["pingpong"] = "round"; units["pingpong"] = 20000
 	unit["timer"] = "wakeup"; units["timer"] = 2000
+	unit["gpio"] = "edge"; units["gpio"] = 2000
 	unit["cyclictest"] = "loop"; units["cyclictest"] = 2000
 	unit["hackbench"] = "run"; units["hackbench"] = 1
 	what["pingpong"] = "two SCHED_FIFO processes, a byte through two pipes and back (2 wakeups, 2 switches)"
 	what["timer"] = "SCHED_FIFO clock_nanosleep loop at 10 kHz; the instructions taken from a SCHED_IDLE soaker"
+	what["gpio"] = "gpio-sim edges one after the other: self-IPI, hard handler, IRQ thread, a FIFO consumer"
 	what["cyclictest"] = "cyclictest -m -p 80 -i 100 -l 2000, under the same soaker"
 	what["hackbench"] = "hackbench -s 100 -l 100 -g 2 -f 5, wall guest time (chaotic on one vCPU)"
 }
-FNR == 1 { b = FILENAME ~ /-2\.log$/ ? 2 : 1 }
+FNR == 1 {
+	b = FILENAME ~ /-2\.log$/ ? 2 : 1
+	m_boot = FILENAME; sub(/.*\//, "", m_boot); sub(/-[12]\.log$/, "", m_boot)
+}
+/^ICOUNT rtmond / && b == 1 { rtmond_line[m_boot] = substr($0, 15) }
 /^ICOUNT run / {
 	w = $3; m = $4
 	v[b, w, m] += $5; k = ++n[b, w, m]; r[b, w, m, k] = $5 + 0
-	if (b == 1) { hits[w, m] += $6; chains[w, m] += $7 }
+	if (b == 1) { hits[w, m] += $6; chains[w, m] += $7; dns[w, m] += $8; drec[w, m] += $9 }
 	if (b == 1 && !seen[m]++) order[++nm] = m
 }
 END {
 	printf "rtmon.ko under -icount shift=0 (%s, %s, 1 vCPU, %d rounds a boot): guest ns = guest instructions\n", \
 		board, kver, n[1, "pingpong", "none"]
-	bad = 0
-	for (i = 1; i <= 4; i++) {
+	for (i = 1; i <= nw; i++) {
 		w = wl[i]
 		if (!n[1, w, "none"]) continue
 		rounds = n[1, w, "none"]; per = units[w] * rounds
@@ -41,7 +47,10 @@ END {
 			m = order[j]
 			if (!n[1, w, m]) continue
 			d = v[1, w, m] ? (v[2, w, m] - v[1, w, m]) / v[1, w, m] * 100 : 0
-			if (abs(d) > 0.1) bad = 1
+			# hackbench is chaotic on one vCPU (README): its boots are
+			# shown, not held to 0.1%
+			if (abs(d) > 0.1 && w != "hackbench")
+				off = off sprintf("%s %s %+.3f%%; ", w, m, d)
 			lo = hi = r[1, w, m, 1]
 			for (k = 2; k <= n[1, w, m]; k++) {
 				if (r[1, w, m, k] < lo) lo = r[1, w, m, k]
@@ -67,6 +76,19 @@ END {
 		if (n[1, w, "reading"])
 			printf "  with a reader taking the records: %+.3f%% of the run\n", \
 				cost[w, "reading"] / v[1, w, "none"] * 100
+		if (n[1, w, "rtmond"])
+			printf "  with rtmond (records file, metrics%s): %+.3f%% of the run\n", \
+				w == "gpio" ? ", every edge a miss" : "", cost[w, "rtmond"] / v[1, w, "none"] * 100
+		if (n[1, w, "rtmond-ft"])
+			printf "  with rtmond and its ftrace flight recorder: %+.3f%% of the run\n", \
+				cost[w, "rtmond-ft"] / v[1, w, "none"] * 100
+		for (j = 1; j <= nm; j++) {
+			m = order[j]
+			if (m !~ /^rtmond/ || !n[1, w, m] || !drec[w, m])
+				continue
+			printf "  %s: its threads ran %.0f instructions a record written (%d records of %d chains)\n", \
+				m, dns[w, m] / drec[w, m], drec[w, m], chains[w, m]
+		}
 		if (spread[w, "none"] > 1 && (abs(e) / v[1, w, "none"] * 100 < spread[w, "none"] || \
 					      abs(t) / v[1, w, "none"] * 100 < spread[w, "none"]))
 			printf "  within the rounds spread (%.1f%%): a small change such as a module loaded moves this\n" \
@@ -75,6 +97,11 @@ END {
 	printf "\n(boots: boot 2 against boot 1, the determinism check; rounds: the spread of one mode over its\n"
 	printf "rounds in one boot; +ns: against \"none\", per unit of work and per probe hit the module counted;\n"
 	printf "empty probes: the hits counted by the loaded module with no target)\n"
-	printf "deterministic: %s (two boots within 0.1%% in every workload and mode)\n", bad ? "NO" : "yes"
-	exit bad
+	for (k in rtmond_line)
+		printf "%s wrote (boot 1): %s\n", k, rtmond_line[k]
+	if (off != "")
+		printf "deterministic: NO, two boots differ by more than 0.1%% in: %s\n", off
+	else
+		printf "deterministic: yes (two boots within 0.1%% in every workload and mode but hackbench)\n"
+	exit off != ""
 }

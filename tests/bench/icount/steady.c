@@ -9,6 +9,11 @@
  *	forth through two pipes: per round two wakeups and two switches, in
  *	the same order every time (a woken task of the same priority never
  *	preempts). Prints "ns TOTAL" for the ROUNDS.
+ *   steady pingpong-cpus ROUNDS
+ *	one pingpong pair pinned to each online cpu, all started together
+ *	(the cpu-scaling curve): with N vCPUs under -icount the guest clock
+ *	counts the instructions of all of them, so the total is N pairs'
+ *	work. Prints "ns TOTAL" from the start to the last pair's end.
  *   steady timer LOOPS PERIOD_US
  *	a SCHED_FIFO task sleeps to absolute deadlines every PERIOD_US (the
  *	cyclictest loop) while a SCHED_IDLE soaker counts loop iterations:
@@ -16,6 +21,22 @@
  *	two switches, the task's own loop) is taken from the soaker. Prints
  *	"ns TOTAL" for what the LOOPS took from it, and "latency_ns SUM" (the
  *	sum of wake-up times after each deadline).
+ *   steady gpio EDGES CHIP LINE PULL
+ *	interrupts, one after the other: a SCHED_FIFO 40 consumer
+ *	("gpioresp") waits for both edges of LINE of the simulated chip
+ *	/dev/CHIP (GPIO v2 uAPI); a SCHED_FIFO 30 driver toggles the line
+ *	through gpio-sim's PULL attribute, then waits for the consumer's byte
+ *	on a pipe. Per edge: the write, the simulated interrupt (a hard
+ *	irq_work: self-IPI, then the line's hard handler), its IRQ thread
+ *	(FIFO 50) woken by the hard handler, the consumer woken by the thread
+ *	once it blocks, the byte back. Prints "ns TOTAL" for the EDGES.
+ *   steady seed
+ *	credits the kernel's random pool with fixed bytes (RNDADDENTROPY):
+ *	without RDRAND and with a clock that counts instructions, the pool
+ *	is not ready for a long time, and the first reader of /dev/urandom
+ *	(jansson's hash seed, in rtmond) spins in try_to_generate_entropy()
+ *	in the middle of a measurement. A benchmark guest only: the bytes
+ *	are the same every boot, as the runs must be.
  *   steady soak COMMAND [ARG...]
  *	the same soaker around any command (cyclictest): prints "ns TOTAL",
  *	what the command and everything it caused took from the soaker.
@@ -26,11 +47,15 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/gpio.h>
+#include <linux/random.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -63,37 +88,56 @@ static void set_fifo(int prio)
 		die("sched_setscheduler SCHED_FIFO");
 }
 
-static unsigned long parse(const char *s, const char *what)
+static unsigned long parse_min(const char *s, const char *what, unsigned long min)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || !v) {
+	if (errno || *end || end == s || v < min) {
 		fprintf(stderr, "steady: bad %s '%s'\n", what, s);
 		exit(2);
 	}
 	return v;
 }
 
-static int pingpong(unsigned long rounds)
+static unsigned long parse(const char *s, const char *what)
+{
+	return parse_min(s, what, 1);
+}
+
+static void sleep_until(long long t);
+
+/*
+ * A pair's rounds: two processes, a byte through two pipes and back, after
+ * one round to fault everything in; pinned to CPU (>= 0), a byte on READY
+ * then started when GO is closed (both >= 0); the rounds are timed into T0
+ * and T1 (when not NULL).
+ */
+static void pair_run(unsigned long rounds, int cpu, int ready, int go, long long *t0,
+		     long long *t1)
 {
 	int ab[2], ba[2], status;
 	unsigned long i;
-	long long t0, t1;
 	pid_t pid;
 	char c = 0;
 
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+	}
 	if (pipe(ab) || pipe(ba))
 		die("pipe");
-	set_fifo(50);
-	prctl(PR_SET_NAME, "pingpong");
 	pid = fork();
 	if (pid < 0)
 		die("fork");
 	if (!pid) {
-		close(ab[1]);	/* so that the parent's close ends the child */
+		close(ab[1]);
 		close(ba[0]);
 		for (;;) {
 			if (read(ab[0], &c, 1) != 1)
@@ -104,17 +148,188 @@ static int pingpong(unsigned long rounds)
 	}
 	close(ab[0]);
 	close(ba[1]);
-	/* one round to fault everything in, then the measured ones */
 	if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 		die("pipe warm-up");
-	t0 = now_ns();
+	/* the start: all pairs at once */
+	if (go >= 0 && (write(ready, &c, 1) != 1 || read(go, &c, 1) != 0))
+		die("start");
+	if (t0)
+		*t0 = now_ns();
 	for (i = 0; i < rounds; i++)
 		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
 			die("pipe round");
-	t1 = now_ns();
+	if (t1)
+		*t1 = now_ns();
 	close(ab[1]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		die("pingpong child");
+}
+
+static int pingpong_cpus(unsigned long rounds)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN), i;
+	int go[2], ready[2], status, bad = 0;
+	long long t0, t1;
+	pid_t pid;
+	char c;
+
+	if (n < 1 || pipe(go) || pipe(ready))
+		die("cpus");
+	set_fifo(60);	/* above the pairs: the start and the end are read on time */
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			close(go[1]);
+			close(ready[0]);
+			set_fifo(50);
+			prctl(PR_SET_NAME, "pingpong");
+			pair_run(rounds, (int)i, ready[1], go[0], NULL, NULL);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(ready[1]);
+	/*
+	 * every pair faulted in and waiting at the start: told by a pipe, not
+	 * a sleep, since with a timer target a sleeper's expiry starts a chain
+	 * that the parent's close would hand to every pair, which would then
+	 * carry it for the whole run (tests/bench/icount/README.md)
+	 */
+	for (i = 0; i < n; i++)
+		if (read(ready[0], &c, 1) != 1)
+			die("a pair did not start");
+	t0 = now_ns();
+	close(go[1]);
+	while ((pid = wait(&status)) > 0)
+		bad |= !WIFEXITED(status) || WEXITSTATUS(status);
+	t1 = now_ns();
+	if (bad) {
+		fprintf(stderr, "steady: a pingpong pair failed\n");
+		return 1;
+	}
+	printf("ns %lld\n", t1 - t0);
+	return 0;
+}
+
+static int pingpong(unsigned long rounds)
+{
+	long long t0, t1;
+
+	set_fifo(50);
+	prctl(PR_SET_NAME, "pingpong");
+	pair_run(rounds, -1, -1, -1, &t0, &t1);
+	printf("ns %lld\n", t1 - t0);
+	return 0;
+}
+
+static int seed(void)
+{
+	struct {
+		struct rand_pool_info info;
+		unsigned char bytes[64];
+	} s;
+	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("/dev/urandom");
+	s.info.entropy_count = 8 * sizeof(s.bytes);
+	s.info.buf_size = sizeof(s.bytes);
+	for (unsigned int i = 0; i < sizeof(s.bytes); i++)
+		s.bytes[i] = (unsigned char)(i * 151 + 7);
+	if (ioctl(fd, RNDADDENTROPY, &s))
+		die("RNDADDENTROPY");
+	close(fd);
+	return 0;
+}
+
+/* the consumer's side of "gpio": LINE's edges, a byte on ACK for each */
+static void gpio_consume(const char *chip, unsigned long line, int ack)
+{
+	struct gpio_v2_line_request req = { 0 };
+	struct gpio_v2_line_event ev;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", chip);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(path);
+	req.offsets[0] = line;
+	req.num_lines = 1;
+	req.config.flags = GPIO_V2_LINE_FLAG_INPUT | GPIO_V2_LINE_FLAG_EDGE_RISING |
+			   GPIO_V2_LINE_FLAG_EDGE_FALLING;
+	/* the line's interrupt and its thread are named after the consumer */
+	strcpy(req.consumer, "gpioresp");
+	if (ioctl(fd, GPIO_V2_GET_LINE_IOCTL, &req))
+		die("GPIO_V2_GET_LINE_IOCTL");
+	close(fd);
+	if (write(ack, "r", 1) != 1)	/* requested: the driver may start */
+		die("gpio ready");
+	for (;;) {
+		ssize_t n = read(req.fd, &ev, sizeof(ev));
+
+		if (n != sizeof(ev))
+			die("gpio event read");
+		if (write(ack, "e", 1) != 1)
+			_exit(0);	/* the driver is done */
+	}
+}
+
+/* one edge: the line to LEVEL, then the consumer's byte */
+static void gpio_edge(int pull, const char *level, int ack)
+{
+	char c;
+
+	if (pwrite(pull, level, strlen(level), 0) < 0)
+		die("gpio pull");
+	if (read(ack, &c, 1) != 1)
+		die("gpio edge not seen");
+}
+
+static int gpio_edges(unsigned long edges, const char *chip, unsigned long line, const char *pull)
+{
+	static const char *const level[2] = { "pull-up", "pull-down" };
+	int ack[2], fd, status;
+	unsigned long i;
+	long long t0, t1;
+	pid_t pid;
+	char c;
+
+	if (pipe(ack))
+		die("pipe");
+	fd = open(pull, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		die(pull);
+	if (pwrite(fd, level[1], strlen(level[1]), 0) < 0)	/* from low */
+		die("gpio pull-down");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(ack[0]);
+		prctl(PR_SET_NAME, "gpioresp");
+		set_fifo(40);
+		gpio_consume(chip, line, ack[1]);
+	}
+	close(ack[1]);
+	set_fifo(30);
+	prctl(PR_SET_NAME, "gpiodrv");
+	if (read(ack[0], &c, 1) != 1)
+		die("gpio consumer did not start");
+	/* one edge up and one down to fault everything in, then the measured */
+	for (i = 0; i < 2; i++)
+		gpio_edge(fd, level[i & 1], ack[0]);
+	t0 = now_ns();
+	for (i = 0; i < edges; i++)
+		gpio_edge(fd, level[i & 1], ack[0]);
+	t1 = now_ns();
+	close(ack[0]);
+	kill(pid, SIGKILL);
+	if (waitpid(pid, &status, 0) != pid)
+		die("gpio consumer");
+	close(fd);
 	printf("ns %lld\n", t1 - t0);
 	return 0;
 }
@@ -133,6 +348,13 @@ static pid_t soak_start(struct soak **s)
 		die("fork");
 	if (!pid) {
 		prctl(PR_SET_NAME, "soaker");
+		/*
+		 * gone with its parent, whatever way it ends: an orphaned
+		 * soaker would keep the output pipe of the init's $(...) open
+		 */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
 		if (sched_setscheduler(0, SCHED_IDLE, &sp))
 			die("sched_setscheduler SCHED_IDLE");
 		for (;;)
@@ -253,10 +475,17 @@ int main(int argc, char **argv)
 		die("mlockall");
 	if (argc == 3 && !strcmp(argv[1], "pingpong"))
 		return pingpong(parse(argv[2], "ROUNDS"));
+	if (argc == 3 && !strcmp(argv[1], "pingpong-cpus"))
+		return pingpong_cpus(parse(argv[2], "ROUNDS"));
 	if (argc == 4 && !strcmp(argv[1], "timer"))
 		return timer_loop(parse(argv[2], "LOOPS"), parse(argv[3], "PERIOD_US"));
+	if (argc == 6 && !strcmp(argv[1], "gpio"))
+		return gpio_edges(parse(argv[2], "EDGES"), argv[3], parse_min(argv[4], "LINE", 0), argv[5]);
+	if (argc == 2 && !strcmp(argv[1], "seed"))
+		return seed();
 	if (argc >= 3 && !strcmp(argv[1], "soak"))
 		return soak_command(argv + 2);
-	fprintf(stderr, "usage: steady pingpong ROUNDS | timer LOOPS PERIOD_US | soak COMMAND [ARG...]\n");
+	fprintf(stderr, "usage: steady pingpong ROUNDS | pingpong-cpus ROUNDS | timer LOOPS PERIOD_US |\n"
+		"              gpio EDGES CHIP LINE PULL | seed | soak COMMAND [ARG...]\n");
 	return 2;
 }
