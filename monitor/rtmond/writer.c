@@ -198,7 +198,10 @@ static unsigned int write_lines(int fd, const char *text, size_t n, unsigned int
 		return lines;
 	e = w < 0 ? errno : ENOSPC;
 	if (w > 0 && (end < 0 || ftruncate(fd, end))) {
-		e = errno;	/* the half line stays: a newline at the next open */
+		e = errno;
+		/* the whole lines written stay, the half line too (a newline at the next open) */
+		for (k = 0; k < (size_t)w; k++)
+			done += text[k] == '\n';
 	} else if (lines > 1) {
 		for (; n; text += k, n -= k) {
 			k = (size_t)((const char *)memchr(text, '\n', n) - text) + 1;
@@ -206,12 +209,13 @@ static unsigned int write_lines(int fd, const char *text, size_t n, unsigned int
 		}
 		return done;
 	}
+	lines -= done;
 	lost = CNT_ADD(write_errors, lines);
 	/* the first, then every 1000th */
 	if (lost == lines || (lost - lines) / 1000 != lost / 1000)
 		rtmond_log("write: %s (%zd of %zu bytes): %" PRIu64 " lines lost so far",
 			   strerror(e), w, n, lost);
-	return 0;
+	return done;
 }
 
 static int write_line(int fd, json_t *j)
@@ -370,6 +374,12 @@ static int write_batch(const struct rtmond_batch *b)
 		if (records_fd >= 0)
 			line = rec_add(r, b->names[i], b->read_ns, boot_id, load_id);
 		if (miss && misses_fd >= 0) {
+			/*
+			 * its records.jsonl line first, as ever: a restart
+			 * takes what the tail of misses.jsonl holds as stored
+			 * (seq_scan_tail), and would not write it again
+			 */
+			rec_flush();
 			mline = miss_line(c, plan, r, b->names[i], b->read_ns, boot_id, load_id);
 			if (mline > 0)
 				missed = 1;
@@ -522,9 +532,9 @@ static void *writer_main(void *arg)
 			break;	/* stopped, and everything written */
 		/*
 		 * two stat()s and two fstat()s: at most every 100 ms, not a
-		 * batch (they were about half of a small batch's cost under
-		 * -icount); lines written in between to a moved file are kept
-		 * there, the rotated file, not lost
+		 * batch. Lines written in between to a file logrotate renamed
+		 * go to the rotated file; to one removed (or compressed with
+		 * no delaycompress), they are lost, as within one batch before
 		 */
 		if (mono_ns() - moved_checked >= 100000000ull) {
 			reopen_moved(wq[t % RTMOND_WQ].live->conf.dir, "misses.jsonl", &misses_fd);

@@ -584,6 +584,29 @@ static unsigned int tick_scenario(unsigned int budget, struct rtm_stats *s,
 	return n;
 }
 
+/*
+ * Closed chains and empty buckets are passed over four to a step of the
+ * budget: with nothing open, a tick in steps of 1 takes a step per four.
+ */
+static void t_tick_skip_budget(void)
+{
+	struct rtm_tick_pos t;
+	struct rtm_params p;
+	struct rtm_core *c;
+	unsigned int steps = 0;
+
+	begin("tick_skips_four_to_a_step");
+	rtm_params_default(&p, 2);
+	c = mk(&p);
+	rtm_tick_begin(c, &t, 1000);
+	while (rtm_tick_run(c, steps & 1, &t, 1))
+		steps++;
+	CHECK(steps + 1 >= (p.nchains + p.task_buckets + p.cookie_buckets) / 4 + p.ncpus + 1);
+	CHECK(steps < (p.nchains + p.task_buckets + p.cookie_buckets) / 4 + p.ncpus + 8);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 static void t_tick_steps(void)
 {
 	struct rtm_record a[8], b[8];
@@ -1246,6 +1269,7 @@ int main(void)
 	t_misses_only_numbering();
 	t_misses_only_reuse();
 	t_tick_steps();
+	t_tick_skip_budget();
 	t_hook_ring_full();
 	t_hook_ring_full_nested();
 	t_soft_timer_slot();
