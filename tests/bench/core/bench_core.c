@@ -182,6 +182,19 @@ static void gen_sleeper_other(size_t n)
 	}
 }
 
+/* IRQ 42 wakes its thread (pid 90), which runs: an RT chain's start */
+static void gen_irq_thread(unsigned int cpu)
+{
+	struct ev *e;
+
+	e = add(E_IRQ_IN, cpu); e->a = 42;
+	e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1; e->b = 90;
+	e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 90;
+	e->c = 90; e->comm = comm_thr;
+	e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 90;
+	e->c = 90; e->comm = comm_thr;
+}
+
 /* one chain, every event touches it */
 static void gen_chain(void)
 {
@@ -191,12 +204,7 @@ static void gen_chain(void)
 	size_t start = nev;
 
 	if (k == 0) {		/* RT: IRQ -> IRQ thread -> app */
-		e = add(E_IRQ_IN, cpu); e->a = 42;
-		e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1; e->b = 90;
-		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 90;
-		e->c = 90; e->comm = comm_thr;
-		e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 90;
-		e->c = 90; e->comm = comm_thr;
+		gen_irq_thread(cpu);
 		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_TASK; e->a = 90;
 		e->b = app; e->c = app; e->comm = comm_app;
 		e = add(E_SWITCH, cpu); e->a = 90; e->flag = 1; e->b = 0;
@@ -240,12 +248,7 @@ static void gen_fanout(unsigned int fan)
 	struct ev *e;
 	size_t start = nev;
 
-	e = add(E_IRQ_IN, cpu); e->a = 42;
-	e = add(E_IRQ_OUT, cpu); e->a = 42; e->flag = 1; e->b = 90;
-	e = add(E_WAKE, cpu); e->ctx = RTM_CTX_HARDIRQ; e->b = 90;
-	e->c = 90; e->comm = comm_thr;
-	e = add(E_SWITCH, cpu); e->a = 0; e->flag = 0; e->b = 90;
-	e->c = 90; e->comm = comm_thr;
+	gen_irq_thread(cpu);
 	for (i = 0; i < fan; i++) {
 		e = add(E_WAKE, cpu); e->ctx = RTM_CTX_TASK; e->a = 90;
 		e->b = i + 1 < fan ? 4000 + i : 100;
