@@ -739,29 +739,40 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	rtm_slot_replace(c, cpu, &pc->task_cur, b);
 }
 
+/* in: next_pid may be in the task table (rtm_switch_in_maybe()) */
 static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 prev_pid, long prev_state,
 					 u32 next_pid, u32 next_tgid,
-					 const char *next_comm)
+					 const char *next_comm, bool in)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
 
 	rtm_disarm(c, cpu, pc);
-	if (rtm_ld32(&pc->task_cur))
+	if (rtm_ld32(&pc->task_cur)) {
 		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
-	if (next_pid && rtm_htab_maybe(&c->tasks, next_pid))
+		/* asked again: prev's end may have changed the table */
+		in = rtm_switch_in_maybe(c, next_pid);
+	}
+	if (in)
 		rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
 }
 
+/* rtm_switch_wanted_pc(), its table lookup done once for both uses */
 void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,
 		   const char *next_comm)
 {
-	if (!RTM_CPU_OK(c, cpu) ||
-	    !rtm_switch_wanted_pc(c, &c->cpus[cpu], next_pid))
+	struct rtm_cpu *pc;
+	bool in;
+
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	pc = &c->cpus[cpu];
+	in = rtm_switch_in_maybe(c, next_pid);
+	if (!in && !(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)))
 		return;
 	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
-			next_comm);
+			next_comm, in);
 }
 
 static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)

@@ -54,6 +54,39 @@ static inline rtm_a32 *rtm_timer_slot(struct rtm_cpu *pc, u32 ctx)
 	return ctx == RTM_CTX_HARDIRQ ? &pc->hi_timer : &pc->si_timer;
 }
 
+/*
+ * No branch in any context of this cpu, nothing armed: the six slots at
+ * once, in three loads where a word holds two (the probes' first gate,
+ * rtm_waking_gate() and rtm_switch_gate(): no context is computed and no
+ * core pointer followed before it says no).
+ */
+static inline bool rtm_cpu_busy(struct rtm_cpu *pc)
+{
+	if (sizeof(void *) == 8)
+		return rtm_peek64(&pc->ctx_words[0]) |
+		       rtm_peek64(&pc->ctx_words[1]) |
+		       rtm_peek64(&pc->ctx_words[2]);
+	return rtm_peek32(&pc->hi_cur) | rtm_peek32(&pc->hi_timer) |
+	       rtm_peek32(&pc->hi_armed) | rtm_peek32(&pc->si_cur) |
+	       rtm_peek32(&pc->si_timer) | rtm_peek32(&pc->task_cur);
+}
+
+/* A superset of rtm_waking_wanted_pc() in any context. */
+static inline bool rtm_waking_gate(struct rtm_cpu *pc)
+{
+	return rtm_cpu_busy(pc);
+}
+
+/*
+ * A superset of rtm_switch_wanted_pc() for any next task: tasks_live is
+ * the task table's live count (struct rtm_htab), 0 while no woken task
+ * waits to run anywhere.
+ */
+static inline bool rtm_switch_gate(struct rtm_cpu *pc, rtm_a32 *tasks_live)
+{
+	return rtm_cpu_busy(pc) || rtm_peek32(tasks_live);
+}
+
 /* no branch in the waker's context, nothing armed */
 static inline bool rtm_waking_wanted_pc(struct rtm_cpu *pc, u32 ctx)
 {
@@ -66,12 +99,19 @@ static inline bool rtm_waking_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
 	return RTM_CPU_OK(c, cpu) && rtm_waking_wanted_pc(&c->cpus[cpu], ctx);
 }
 
+/* next task (0: the idle task) maybe in the task table */
+static inline bool rtm_switch_in_maybe(struct rtm_core *c, u32 next_pid)
+{
+	return next_pid && rtm_ld32(&c->tasks.live) &&
+	       rtm_htab_maybe(&c->tasks, next_pid);
+}
+
 /* running task untracked, next task not in the table */
 static inline bool rtm_switch_wanted_pc(struct rtm_core *c,
 					struct rtm_cpu *pc, u32 next_pid)
 {
 	return (rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)) ||
-	       (next_pid && rtm_htab_maybe(&c->tasks, next_pid));
+	       rtm_switch_in_maybe(c, next_pid);
 }
 
 /* rtm_ev_switch() */

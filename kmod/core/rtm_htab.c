@@ -20,14 +20,19 @@ static const u64 rtm_htab_unit[4] = {
 	1ull, 1ull << 16, 1ull << 32, 1ull << 48
 };
 
-static inline void rtm_occ_get(struct rtm_htab_bucket *bk, u32 fp)
+/* h->live first up, last down: it is never below a bucket's count */
+static inline void rtm_occ_get(struct rtm_htab *h, struct rtm_htab_bucket *bk,
+			       u32 fp)
 {
+	rtm_add32(&h->live, 1);
 	rtm_add64(&bk->occ, rtm_htab_unit[fp]);
 }
 
-static inline void rtm_occ_put(struct rtm_htab_bucket *bk, u32 fp)
+static inline void rtm_occ_put(struct rtm_htab *h, struct rtm_htab_bucket *bk,
+			       u32 fp)
 {
 	rtm_add64(&bk->occ, -rtm_htab_unit[fp]);
+	rtm_add32(&h->live, -1u);
 }
 
 void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb)
@@ -39,6 +44,7 @@ void rtm_htab_init(struct rtm_htab *h, struct rtm_htab_bucket *b, u32 nb)
 	h->b = b;
 	h->mask = nb - 1;
 	h->shift = 32 - bits;
+	rtm_st32(&h->live, 0);
 	for (i = 0; i < nb; i++) {
 		for (w = 0; w < RTM_HT_WAYS; w++)
 			rtm_st64(&b[i].slot[w], 0);
@@ -60,7 +66,7 @@ u32 rtm_htab_take(struct rtm_htab *h, u32 key)
 	for (w = 0; w < RTM_HT_WAYS; w++) {
 		v = rtm_ld64(&bk->slot[w]);
 		if (v && (u32)(v >> 32) == key && rtm_cas64(&bk->slot[w], v, 0)) {
-			rtm_occ_put(bk, rtm_htab_fp(key));
+			rtm_occ_put(h, bk, rtm_htab_fp(key));
 			return (u32)v;
 		}
 	}
@@ -74,12 +80,12 @@ int rtm_htab_insert(struct rtm_htab *h, u32 key, u32 branch)
 	u64 nv = ((u64)key << 32) | branch;
 	u32 w, fp = rtm_htab_fp(key);
 
-	rtm_occ_get(bk, fp);
+	rtm_occ_get(h, bk, fp);
 	for (w = 0; w < RTM_HT_WAYS; w++) {
 		if (!rtm_ld64(&bk->slot[w]) && rtm_cas64(&bk->slot[w], 0, nv))
 			return 0;
 	}
-	rtm_occ_put(bk, fp);
+	rtm_occ_put(h, bk, fp);
 	return -1;
 }
 
@@ -109,17 +115,17 @@ int rtm_htab_put(struct rtm_htab *h, u32 key, u32 branch, u32 *old)
 				empty = w;
 		} else if ((u32)(v >> 32) == key &&
 			   rtm_cas64(&bk->slot[w], v, 0)) {
-			rtm_occ_put(bk, rtm_htab_fp(key));
+			rtm_occ_put(h, bk, rtm_htab_fp(key));
 			*old = (u32)v;
 			return 1;
 		}
 	}
 	if (empty < RTM_HT_WAYS) {
 store:
-		rtm_occ_get(bk, rtm_htab_fp(key));
+		rtm_occ_get(h, bk, rtm_htab_fp(key));
 		if (rtm_cas64(&bk->slot[empty], 0, nv))
 			return 0;
-		rtm_occ_put(bk, rtm_htab_fp(key));
+		rtm_occ_put(h, bk, rtm_htab_fp(key));
 	}
 	return rtm_htab_insert(h, key, branch);
 }
@@ -143,14 +149,14 @@ bool rtm_htab_take_word(struct rtm_htab *h, u32 bucket, u32 way, u64 v)
 
 	if (!rtm_cas64(&bk->slot[way], v, 0))
 		return false;
-	rtm_occ_put(bk, rtm_htab_fp((u32)(v >> 32)));
+	rtm_occ_put(h, bk, rtm_htab_fp((u32)(v >> 32)));
 	return true;
 }
 
 /* Quiescent use only: used slots plus occupancy-count mismatches. */
 u32 rtm_htab_count_used(struct rtm_htab *h)
 {
-	u32 i, w, leaks = 0;
+	u32 i, w, leaks = 0, used = 0;
 	u64 v, occ;
 
 	for (i = 0; i <= h->mask; i++) {
@@ -160,10 +166,11 @@ u32 rtm_htab_count_used(struct rtm_htab *h)
 			if (!v)
 				continue;
 			leaks++;
+			used++;
 			occ += rtm_htab_unit[rtm_htab_fp((u32)(v >> 32))];
 		}
 		if (rtm_ld64(&h->b[i].occ) != occ)
 			leaks++;
 	}
-	return leaks;
+	return leaks + (rtm_ld32(&h->live) != used);
 }

@@ -69,11 +69,22 @@ struct rtm_htab_bucket {
 _Static_assert(sizeof(struct rtm_htab_bucket) == 64,
 	       "a task-table bucket is one cache line");
 
+/*
+ * A cache line each: live changes at every insert and removal, and is
+ * read by every context switch of a cpu with no chain.
+ */
 struct rtm_htab {
-	struct rtm_htab_bucket *b;
+	/*
+	 * The sum of the buckets' occ counters: 0 when the table is empty,
+	 * so that a switch asks one word (rtm_switch_gate()), not a bucket.
+	 * First, so that its updates are one instruction at the table's
+	 * address.
+	 */
+	rtm_a32 live;
 	u32 mask;
 	u32 shift;
-};
+	struct rtm_htab_bucket *b;
+} rtm_cacheline_aligned;
 
 static inline u32 rtm_hash32(u32 key, u32 shift)
 {
@@ -366,12 +377,18 @@ struct rtm_branch {
 
 /* per-cpu slots, each holds a branch index or 0 */
 struct rtm_cpu {
-	rtm_a32 hi_cur;		/* hard IRQ handler running */
-	rtm_a32 hi_timer;	/* hrtimer handler running in hard IRQ */
-	rtm_a32 hi_armed;	/* IRQ exited with IRQ_WAKE_THREAD */
-	rtm_a32 si_cur;		/* softirq running */
-	rtm_a32 si_timer;	/* hrtimer handler running in softirq */
-	rtm_a32 task_cur;	/* the running task's branch */
+	union {
+		struct {
+			rtm_a32 hi_cur;		/* hard IRQ handler running */
+			rtm_a32 hi_timer;	/* hrtimer handler in hard IRQ */
+			rtm_a32 hi_armed;	/* IRQ exited, IRQ_WAKE_THREAD */
+			rtm_a32 si_cur;		/* softirq running */
+			rtm_a32 si_timer;	/* hrtimer handler in softirq */
+			rtm_a32 task_cur;	/* the running task's branch */
+		};
+		/* the six above in three loads (rtm_cpu_busy()) */
+		rtm_a64 ctx_words[3];
+	};
 	rtm_a32 si_pend[RTM_NR_SOFTIRQ];
 };
 

@@ -36,6 +36,13 @@ typedef atomic64_t rtm_a64;
 #define rtm_add32_rlx(p, v)	((u32)atomic_add_return_relaxed((int)(v), (p)))
 #define rtm_inc64_rlx(p)	atomic64_inc(p)
 #define rtm_fence_acq()		smp_rmb()
+/*
+ * A gate's plain read (rtm_fast.h): read once, nothing ordered after it;
+ * a plain load may be folded into the instruction that tests it (an "or"
+ * or "cmp" with memory), where a READ_ONCE is a load of its own.
+ */
+#define rtm_peek32(p)		((u32)data_race((p)->counter))	/* a gate */
+#define rtm_peek64(p)		((u64)data_race((p)->counter))	/* a gate */
 
 static inline bool rtm_cas32(rtm_a32 *p, u32 old, u32 new)
 {
@@ -51,6 +58,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 #define rtm_unlikely(x)		unlikely(x)
 #define rtm_noinline		noinline
 #define rtm_always_inline	__always_inline
+#define rtm_cacheline_aligned	__aligned(64)
 
 #else /* user space */
 
@@ -83,6 +91,8 @@ typedef _Atomic u64 rtm_a64;
 #define rtm_st64(p, v)		atomic_store_explicit((p), (v), RTM_RLX)
 #define rtm_st64_rel(p, v)	atomic_store_explicit((p), (v), RTM_REL)
 #define rtm_fence_acq()		atomic_thread_fence(RTM_ACQ)
+#define rtm_peek32(p)		atomic_load_explicit((p), RTM_RLX)
+#define rtm_peek64(p)		atomic_load_explicit((p), RTM_RLX)
 
 static inline u32 rtm_xchg32(rtm_a32 *p, u32 v)
 {
@@ -131,6 +141,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 #define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
 #define rtm_noinline		__attribute__((__noinline__))
 #define rtm_always_inline	inline __attribute__((__always_inline__))
+#define rtm_cacheline_aligned	__attribute__((__aligned__(64)))
 
 #endif /* __KERNEL__ */
 

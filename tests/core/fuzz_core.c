@@ -169,6 +169,14 @@ static unsigned char *snap;
 		ASSERT(!memcmp(snap, mem, memsz));			\
 	} while (0)
 
+/*
+ * The probes ask a gate first (rtm_*_gate(): this cpu's slots in any
+ * context, the task table's live count): whatever the core would want, the
+ * gate must let through.
+ */
+#define GATE_COVERS(wanted, gate)					\
+	ASSERT(cpu >= p.ncpus || !(wanted) || (gate))
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rtm_params p;
@@ -254,6 +262,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   rtm_ev_timer_exit(c, cpu, ts, b & 3, (b >> 2) & 3));
 			break;
 		case 9: case 10: case 11: case 12:
+			GATE_COVERS(rtm_waking_wanted(c, cpu, (a >> 6) & 3),
+				    rtm_waking_gate(&c->cpus[cpu]));
 			UNLESS_WANTED_NOOP(rtm_waking_wanted(c, cpu, (a >> 6) & 3),
 					   rtm_ev_waking_running(c, cpu, ts, (a >> 6) & 3,
 								 (a & 1) ? 0 : (a >> 1) & 15,
@@ -261,6 +271,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 								 (a & 0x20) ? (int)((b >> 4) & 7) - 1 : -1));
 			break;
 		case 13: case 14: case 15: case 16: case 17:
+			GATE_COVERS(rtm_switch_wanted(c, cpu, b & 15),
+				    rtm_switch_gate(&c->cpus[cpu], &c->tasks.live));
 			UNLESS_WANTED_NOOP(rtm_switch_wanted(c, cpu, b & 15),
 					   rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
 							 (b & 15) | 1, (b & 0x80) ? NULL : cm));

@@ -1199,7 +1199,7 @@ static void t_htab_counters(void)
 	for (i = 0; i < 4; i++) {
 		CHECK(rtm_htab_insert(&h, one[i], 10 + i) == 0);
 		want += 1ull << (16 * i);
-		CHECK(rtm_ld64(&b[5].occ) == want);
+		CHECK(rtm_ld64(&b[5].occ) == want && rtm_ld32(&h.live) == i + 1);
 	}
 	for (i = 0; i < 4; i++)
 		CHECK(rtm_htab_maybe(&h, one[i]));
@@ -1229,7 +1229,7 @@ static void t_htab_counters(void)
 	CHECK(rtm_htab_insert(&h, absent, 200) == -1);	/* bucket full */
 	CHECK(rtm_htab_put(&h, absent, 200, &old) == -1);
 	CHECK(rtm_ld64(&b[3].occ) == occ && !rtm_htab_maybe(&h, absent));
-	CHECK(rtm_htab_count_used(&h) == n);
+	CHECK(rtm_htab_count_used(&h) == n && rtm_ld32(&h.live) == n);
 	/* put of a present key hands its branch back, count returned */
 	CHECK(rtm_htab_put(&h, keys[1], 300, &old) == 1 && old == 101);
 	CHECK(rtm_htab_count_used(&h) == n - 1);
@@ -1247,8 +1247,13 @@ static void t_htab_counters(void)
 	for (i = 3; i < n; i++)
 		CHECK(rtm_htab_take(&h, keys[i]) == 100 + i);
 	CHECK(rtm_ld64(&b[3].occ) == 0 && rtm_htab_count_used(&h) == 0);
+	CHECK(rtm_ld32(&h.live) == 0);
 	for (i = 0; i < n; i++)
 		CHECK(!rtm_htab_maybe(&h, keys[i]));
+	/* a live count out of step is a leak to the quiescent check */
+	rtm_st32(&h.live, 1);
+	CHECK(rtm_htab_count_used(&h) == 1);
+	rtm_st32(&h.live, 0);
 	end();
 }
 
