@@ -37,6 +37,9 @@ DECLARE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
 /* rtmon_probes.c */
 int rtmon_probes_register(void);
 void rtmon_probes_unregister(void);
+struct rtm_core;
+void rtmon_probes_publish(struct rtm_core *c);
+void rtmon_probes_unpublish(void);
 const char *rtmon_probe_name(enum rtmon_probe_id id);
 bool rtmon_probe_registered(enum rtmon_probe_id id);
 u64 rtmon_probe_hits(enum rtmon_probe_id id);

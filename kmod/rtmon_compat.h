@@ -34,6 +34,18 @@
 #endif
 
 /*
+ * A probe's out-of-line part, called with the probe's own arguments: not
+ * inlined, and not cloned with the unused ones dropped (gcc's constprop
+ * and IPA-SRA), which would make the probe move every argument register
+ * before its test (4 instructions of a sched_switch hit's 9).
+ */
+#if __has_attribute(__noipa__)
+#define rtmon_slowpath		__attribute__((__noipa__))
+#else
+#define rtmon_slowpath		noinline
+#endif
+
+/*
  * sched_switch gained the prev_state argument in v5.18 (commit fa2c3254d7cf
  * "sched/tracing: Don't re-read p->state when emitting sched_switch event").
  */
@@ -41,11 +53,13 @@
 #define RTMON_SCHED_SWITCH_ARGS						\
 	void *data, bool preempt, struct task_struct *prev,		\
 	struct task_struct *next, unsigned int prev_state
+#define rtmon_sched_switch_pass(fn)	fn(data, preempt, prev, next, prev_state)
 #define rtmon_prev_state(prev)	(prev_state)
 #else
 #define RTMON_SCHED_SWITCH_ARGS						\
 	void *data, bool preempt, struct task_struct *prev,		\
 	struct task_struct *next
+#define rtmon_sched_switch_pass(fn)	fn(data, preempt, prev, next)
 #define rtmon_prev_state(prev)	READ_ONCE((prev)->__state)
 #endif
 

@@ -26,6 +26,42 @@
 DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
 
 /*
+ * What the sched_waking and sched_switch probes read first, published
+ * with the core (rtmon_probes_publish()): this cpu's slots, and the task
+ * table's live count. While no core runs (and on a cpu the core does not
+ * know) they point at zeros, so that the common path follows no core
+ * pointer and tests no NULL: a per-cpu load and three words, and on a
+ * switch one more word (core/rtm_fast.h, rtm_*_gate()). Read with
+ * __this_cpu_read(): probes run with preemption disabled, and on arm64 and
+ * arm this_cpu_read() would raise and lower the preempt count around it.
+ */
+static struct rtm_cpu rtmon_cpu_quiet;
+static rtm_a32 rtmon_tasks_quiet;
+static DEFINE_PER_CPU(struct rtm_cpu *, rtmon_pc);	/* set before attaching */
+static rtm_a32 *rtmon_tasks_live = &rtmon_tasks_quiet;
+
+/* Before rtmon_core is published. */
+void rtmon_probes_publish(struct rtm_core *c)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (cpu < c->p.ncpus)
+			per_cpu(rtmon_pc, cpu) = &c->cpus[cpu];
+	WRITE_ONCE(rtmon_tasks_live, &c->tasks.live);
+}
+
+/* With rtmon_core cleared, before the wait for probes under way. */
+void rtmon_probes_unpublish(void)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(rtmon_tasks_live, &rtmon_tasks_quiet);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(rtmon_pc, cpu), &rtmon_cpu_quiet);
+}
+
+/*
  * The hrtimer callbacks whose kind a target may choose (RTM_TIMER_*):
  * hrtimer_wakeup() of every sleeper, and the others found by name (NULL
  * where this kernel has none: their timers count as "other").
@@ -254,18 +290,26 @@ static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 }
 
 /*
- * The probes below are split: the probe itself counts the hit and asks
- * the core whether the event touches a chain (most do not), and only then
- * calls the part that reads the clock and the tasks. Kept out of line, that
- * part leaves the common path without the register saves it needs
- * (the questions: core/rtm_fast.h).
+ * The probes below are split: the probe itself counts the hit and passes
+ * the gate (a superset of the core's question, asked of this cpu's slots
+ * in any context: most events of a busy system touch no chain), and only
+ * then calls the part that asks the core's question, and reads the clock
+ * and the tasks. Kept out of line, that part leaves the common path
+ * without the register saves it needs (the questions: core/rtm_fast.h).
  */
-static noinline void rtmon_sched_waking_track(struct rtm_core *c, u32 cpu,
-					      u32 ctx, struct task_struct *p)
+static rtmon_slowpath void rtmon_sched_waking_track(void *data,
+						    struct task_struct *p)
 {
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u32 cpu, ctx;
 	int run_cpu;
 
-	if (in_nmi() || rtmon_wake_is_lock_handoff(p))
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
+	if (!rtm_waking_wanted(c, cpu, ctx) || in_nmi() ||
+	    rtmon_wake_is_lock_handoff(p))
 		return;
 	run_cpu = rtmon_task_running_cpu(p);
 	if (likely(run_cpu < 0))
@@ -278,27 +322,25 @@ static noinline void rtmon_sched_waking_track(struct rtm_core *c, u32 cpu,
 
 static void rtmon_sched_waking(void *data, struct task_struct *p)
 {
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-	u32 cpu, ctx;
-
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_WAKING);
+	if (rtm_waking_gate(__this_cpu_read(rtmon_pc)))
+		rtmon_sched_waking_track(data, p);
+}
+
+/* the probe's own arguments: its call is a jump, no register moved */
+static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	long blocked;
+	u32 cpu;
+
 	if (!c)
 		return;
 	cpu = smp_processor_id();
-	ctx = rtmon_ctx();
-	if (rtm_waking_wanted(c, cpu, ctx))
-		rtmon_sched_waking_track(c, cpu, ctx, p);
-}
-
-static noinline void rtmon_sched_switch_track(struct rtm_core *c, u32 cpu,
-					      bool preempt,
-					      struct task_struct *prev,
-					      struct task_struct *next,
-					      unsigned int prev_state)
-{
-	long blocked = rtmon_switch_blocked(preempt, prev_state);
-
+	if (!rtm_switch_wanted(c, cpu, next->pid))
+		return;
+	blocked = rtmon_switch_blocked(preempt, rtmon_prev_state(prev));
 	/*
 	 * Blocked while a try_to_wake_up() of it holds its pi_lock: that
 	 * waker found it still queued and current (a sched_waking traced,
@@ -315,17 +357,11 @@ static noinline void rtmon_sched_switch_track(struct rtm_core *c, u32 cpu,
 
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 {
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-	u32 cpu;
-
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_SCHED_SWITCH);
-	if (!c)
-		return;
-	cpu = smp_processor_id();
-	if (rtm_switch_wanted(c, cpu, next->pid))
-		rtmon_sched_switch_track(c, cpu, preempt, prev, next,
-					 rtmon_prev_state(prev));
+	if (rtm_switch_gate(__this_cpu_read(rtmon_pc),
+			    READ_ONCE(rtmon_tasks_live)))
+		rtmon_sched_switch_pass(rtmon_sched_switch_track);
 }
 
 /* A prototype that drifts from the kernel's fails the build here. */
@@ -415,6 +451,8 @@ int rtmon_probes_register(void)
 
 	rtmon_check_probe_types();
 	rtmon_timer_fns_find();
+	/* not in DEFINE_PER_CPU: a module's per-cpu section gets no relocation */
+	rtmon_probes_unpublish();
 	for (i = 0; i < RTMON_NR_PROBES; i++)
 		rtmon_probes[i].tp = NULL;
 	for_each_kernel_tracepoint(rtmon_find_tracepoint, NULL);

@@ -213,6 +213,7 @@ int rtmon_tracker_start(void)
 	lockdep_assert_held(&rtmon_ctl_lock);
 	if (rtmon_running)
 		return 0;
+	rtmon_probes_publish(rtmon_core_mem);
 	WRITE_ONCE(rtmon_core, rtmon_core_mem);
 	WRITE_ONCE(rtmon_running, true);
 	rtmon_tick_start();
@@ -231,6 +232,7 @@ void rtmon_tracker_stop(void)
 	if (!rtmon_running)
 		return;
 	WRITE_ONCE(rtmon_core, NULL);
+	rtmon_probes_unpublish();
 	WRITE_ONCE(rtmon_running, false);
 	/* probes that still saw the core finish before we return */
 	tracepoint_synchronize_unregister();
