@@ -739,7 +739,7 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	rtm_slot_replace(c, cpu, &pc->task_cur, b);
 }
 
-/* in: next_pid may be in the task table (rtm_switch_in_maybe()) */
+/* in: rtm_switch_in_maybe() already said yes (else it is asked here) */
 static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 prev_pid, long prev_state,
 					 u32 next_pid, u32 next_tgid,
@@ -748,29 +748,35 @@ static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
 	struct rtm_cpu *pc = &c->cpus[cpu];
 
 	rtm_disarm(c, cpu, pc);
-	if (rtm_ld32(&pc->task_cur)) {
+	if (rtm_ld32(&pc->task_cur))
 		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
-		/* asked again: prev's end may have changed the table */
-		in = rtm_switch_in_maybe(c, next_pid);
-	}
-	if (in)
+	/*
+	 * asked after prev's end, which may change the table; with a chain
+	 * on this cpu, the table is seldom empty: its live count not asked
+	 */
+	if (in || (next_pid && rtm_htab_maybe(&c->tasks, next_pid)))
 		rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
 }
 
-/* rtm_switch_wanted_pc(), its table lookup done once for both uses */
+/*
+ * rtm_switch_wanted_pc(), with the table's answer handed on: a switch to
+ * a task the table may hold, from an untracked one, looks it up once.
+ */
 void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,
 		   const char *next_comm)
 {
 	struct rtm_cpu *pc;
-	bool in;
+	bool in = false;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	in = rtm_switch_in_maybe(c, next_pid);
-	if (!in && !(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)))
-		return;
+	if (!(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed))) {
+		if (!rtm_switch_in_maybe(c, next_pid))
+			return;
+		in = true;
+	}
 	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
 			next_comm, in);
 }
