@@ -138,6 +138,16 @@ void rtm_hop_full(struct rtm_core *c, u32 cpu, struct rtm_chain *ch)
 	rtm_count(c, cpu, RTM_C_DROP_HOPS);
 }
 
+/*
+ * Branch b's task may be where a target of its chain's kind ends the chain
+ * (a hint, like rtm_mark_candidate()).
+ */
+bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b)
+{
+	return rtm_ld64(&c->tg.bloom_kind[ch->kind == RTM_KIND_TIMER]) &
+	       rtm_comm_bit(rtm_br(c, b)->comm);
+}
+
 /* Keep the branch whose chain started first (b1 on ties); free the other. */
 u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 {

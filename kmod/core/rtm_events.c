@@ -615,9 +615,17 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 		nbr->pid = pid;
 		nbr->tgid = tgid;
 		rtm_comm_load(nbr->comm, comm);
-		rtm_hop_add(c, cpu, nb, RTM_HOP_WAKING, ctx, pid, nbr->comm, ts);
-		rtm_mark_candidate(c, nb);
-		rtm_task_wake(c, cpu, pid, nb, ts, run_cpu);
+		/*
+		 * far past its hop slots, a task's wakeup hands the chain on
+		 * only to a task a target may want (RTM_FOLLOW_HOPS_X)
+		 */
+		if (rtm_unlikely(rtm_hop_add(c, cpu, nb, RTM_HOP_WAKING, ctx,
+					     pid, nbr->comm, ts))) {
+			rtm_branch_free(c, cpu, nb, RTM_C_BR_PRUNED);
+		} else {
+			rtm_mark_candidate(c, nb);
+			rtm_task_wake(c, cpu, pid, nb, ts, run_cpu);
+		}
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
 }

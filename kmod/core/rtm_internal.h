@@ -276,6 +276,9 @@ struct rtm_targets {
 	rtm_a64 bloom_broad;		/* comm filter of the task targets of
 					 * broad sources (any IRQ, timers): a
 					 * hint for the hot path */
+	rtm_a64 bloom_kind[2];		/* comm filter of the task targets an
+					 * IRQ's chain ([0]) or a timer's ([1])
+					 * may end at (rtm_may_reach()) */
 };
 
 /* ---- objects ---- */
@@ -565,6 +568,7 @@ bool rtm_chain_get_live(struct rtm_core *c, u32 ci);
 u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent);
 void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why);
 void rtm_hop_full(struct rtm_core *c, u32 cpu, struct rtm_chain *ch);
+bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b);
 u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
@@ -586,7 +590,21 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
  * (tests/bench/core: 10 instructions per event). The slot is reserved
  * here; the hop is published with the branch's hand-over.
  */
-static inline void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
+/*
+ * A chain is followed through tasks that no target may want for this many
+ * times its hop slots (rtm_waking_body()): past that, a ping-pong of
+ * untargeted tasks would carry it, every wakeup a transition, until
+ * max_age (a sleeper's chain starts whatever its task, when a timer target
+ * exists: it may hand off to one).
+ */
+#define RTM_FOLLOW_HOPS_X	4
+
+/*
+ * Adds a hop to branch b's path. True: b is a task's wakeup that is not to
+ * be followed, the chain having gone past RTM_FOLLOW_HOPS_X times its hop
+ * slots to a task no target may want; the caller frees b.
+ */
+static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 			       u32 ctx, u32 pid, const u64 *comm, u64 ts)
 {
 	struct rtm_branch *br = rtm_br(c, b);
@@ -597,7 +615,10 @@ static inline void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 	idx = rtm_add32_rlx(&ch->nhops, 1) - 1;
 	if (rtm_unlikely(idx >= c->p.chain_hops)) {
 		rtm_hop_full(c, cpu, ch);
-		return;
+		/* (type is a constant at every call) */
+		return type == RTM_HOP_WAKING && ctx == RTM_CTX_TASK &&
+		       idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops &&
+		       !rtm_may_reach(c, ch, b);
 	}
 	h = &ch->hops[idx];
 	h->ts = ts;
@@ -615,6 +636,7 @@ static inline void rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 		h->comm[1] = 0;
 	}
 	br->hop = (u16)idx;
+	return false;
 }
 void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
 void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);

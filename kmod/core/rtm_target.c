@@ -76,7 +76,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 {
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
-	u64 broad = 0;
+	u64 broad = 0, kind[2] = { 0, 0 }, bit;
 	u32 i, handoff_irq = 0;
 
 	m->active = 0;
@@ -105,9 +105,14 @@ static void rtm_targets_publish(struct rtm_core *c)
 				m->bloom[t->end] |= rtm_comm_bit(t->comm);
 			else
 				m->bloom[t->end] = ~0ull;
+			bit = t->comm[0] | t->comm[1] ?
+			      rtm_comm_bit(t->comm) : ~0ull;
 			if (t->src != RTM_SRC_IRQ)
-				broad |= t->comm[0] | t->comm[1] ?
-					 rtm_comm_bit(t->comm) : ~0ull;
+				broad |= bit;
+			if (t->src != RTM_SRC_TIMER)
+				kind[0] |= bit;
+			if (t->src == RTM_SRC_ANY || t->src == RTM_SRC_TIMER)
+				kind[1] |= bit;
 		}
 		else
 			m->irqonly |= 1u << i;
@@ -119,6 +124,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
 	}
 	rtm_st64(&c->tg.bloom_broad, broad);
+	rtm_st64(&c->tg.bloom_kind[0], kind[0]);
+	rtm_st64(&c->tg.bloom_kind[1], kind[1]);
 	rtm_st32(&c->tg.handoff_irq, handoff_irq);
 	/* a wider set first: a timer a new target wants is not missed */
 	rtm_st32(&c->tg.timer_kinds, rtm_ld32(&c->tg.timer_kinds) | m->timers);
