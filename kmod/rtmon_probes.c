@@ -47,7 +47,7 @@ void rtmon_probes_publish(struct rtm_core *c)
 
 	for_each_possible_cpu(cpu)
 		if (cpu < c->p.ncpus)
-			per_cpu(rtmon_pc, cpu) = &c->cpus[cpu];
+			WRITE_ONCE(per_cpu(rtmon_pc, cpu), &c->cpus[cpu]);
 	WRITE_ONCE(rtmon_tasks_live, &c->tasks.live);
 }
 
@@ -328,17 +328,24 @@ static void rtmon_sched_waking(void *data, struct task_struct *p)
 		rtmon_sched_waking_track(data, p);
 }
 
-/* the probe's own arguments: its call is a jump, no register moved */
+/*
+ * The probe's own arguments: its call is a jump (gcc: noipa; clang, which
+ * has no noipa, may still clone it).
+ */
 static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 	long blocked;
-	u32 cpu;
+	u32 cpu, ask;
 
 	if (!c)
 		return;
 	cpu = smp_processor_id();
-	if (!rtm_switch_wanted(c, cpu, next->pid))
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	/* the core's question, its table lookup kept for the core */
+	ask = rtm_switch_ask(c, &c->cpus[cpu], next->pid);
+	if (ask == RTM_ASK_NO)
 		return;
 	blocked = rtmon_switch_blocked(preempt, rtmon_prev_state(prev));
 	/*
@@ -351,8 +358,8 @@ static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 	 */
 	if (blocked && raw_spin_is_locked(&prev->pi_lock))
 		blocked = RTM_SWITCH_WAKE_PENDING;
-	rtm_ev_switch(c, cpu, rtmon_now(), prev->pid, blocked, next->pid,
-		      next->tgid, next->comm);
+	rtm_ev_switch_asked(c, cpu, rtmon_now(), prev->pid, blocked,
+			    next->pid, next->tgid, next->comm, ask);
 }
 
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)

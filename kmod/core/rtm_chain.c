@@ -140,12 +140,16 @@ void rtm_hop_full(struct rtm_core *c, u32 cpu, struct rtm_chain *ch)
 
 /*
  * Branch b's task may be where a target of its chain's kind ends the chain
- * (a hint, like rtm_mark_candidate()).
+ * (a hint, like rtm_mark_candidate()). A wakeup with no comm (a replayed
+ * line without one) may.
  */
 bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b)
 {
-	return rtm_ld64(&c->tg.bloom_kind[ch->kind == RTM_KIND_TIMER]) &
-	       rtm_comm_bit(rtm_br(c, b)->comm);
+	const u64 *comm = rtm_br(c, b)->comm;
+
+	return !(comm[0] | comm[1]) ||
+	       (rtm_ld64(&c->tg.bloom_kind[ch->kind == RTM_KIND_TIMER]) &
+		rtm_comm_bit(comm));
 }
 
 /* Keep the branch whose chain started first (b1 on ties); free the other. */

@@ -774,19 +774,22 @@ void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,
 		   const char *next_comm)
 {
-	struct rtm_cpu *pc;
-	bool in = false;
+	u32 ask;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	pc = &c->cpus[cpu];
-	if (!(rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed))) {
-		if (!rtm_switch_in_maybe(c, next_pid))
-			return;
-		in = true;
-	}
+	ask = rtm_switch_ask(c, &c->cpus[cpu], next_pid);
+	if (ask != RTM_ASK_NO)
+		rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid,
+				next_tgid, next_comm, ask == RTM_ASK_IN);
+}
+
+void rtm_ev_switch_asked(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
+			 long prev_state, u32 next_pid, u32 next_tgid,
+			 const char *next_comm, u32 ask)
+{
 	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
-			next_comm, in);
+			next_comm, ask == RTM_ASK_IN);
 }
 
 static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)

@@ -75,8 +75,11 @@ _Static_assert(sizeof(struct rtm_htab_bucket) == 64,
  */
 struct rtm_htab {
 	/*
-	 * The sum of the buckets' occ counters: 0 when the table is empty,
-	 * so that a switch asks one word (rtm_switch_gate()), not a bucket.
+	 * The sum of the buckets' occ counters: 0 when the table is empty
+	 * (no woken task waiting to run, no preempted tracked task), so that
+	 * a switch asks one word (rtm_switch_gate()), not a bucket. Shared
+	 * by every cpu: with chains open on many cpus its line moves at
+	 * every insert and removal (instruction counts cannot show it).
 	 * First, so that its updates are one instruction at the table's
 	 * address.
 	 */
@@ -585,24 +588,23 @@ bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
 
 /*
- * A hop of branch b, after its tip. Inline: every transition adds one,
- * and a call with eight arguments cost more than the stores themselves
- * (tests/bench/core: 10 instructions per event). The slot is reserved
- * here; the hop is published with the branch's hand-over.
- */
-/*
- * A chain is followed through tasks that no target may want for this many
- * times its hop slots (rtm_waking_body()): past that, a ping-pong of
- * untargeted tasks would carry it, every wakeup a transition, until
- * max_age (a sleeper's chain starts whatever its task, when a timer target
- * exists: it may hand off to one).
+ * A chain is followed through tasks that no target may want until the
+ * hops of all its branches reach this many times its hop slots
+ * (rtm_waking_body()): past that, a ping-pong of untargeted tasks would
+ * carry it, every wakeup a transition, until max_age (a sleeper's chain
+ * starts whatever its task, when a timer target exists: it may hand off to
+ * one).
  */
 #define RTM_FOLLOW_HOPS_X	4
 
 /*
- * Adds a hop to branch b's path. True: b is a task's wakeup that is not to
- * be followed, the chain having gone past RTM_FOLLOW_HOPS_X times its hop
- * slots to a task no target may want; the caller frees b.
+ * A hop of branch b, after its tip. Inline: every transition adds one,
+ * and a call with eight arguments cost more than the stores themselves
+ * (tests/bench/core: 10 instructions per event). The slot is reserved
+ * here; the hop is published with the branch's hand-over. True: b is a
+ * task's wakeup that is not to be followed, the chain having gone past
+ * RTM_FOLLOW_HOPS_X times its hop slots to a task no target may want; the
+ * caller frees b.
  */
 static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 			       u32 ctx, u32 pid, const u64 *comm, u64 ts)
