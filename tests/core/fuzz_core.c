@@ -174,6 +174,16 @@ static unsigned char *snap;
  * context, the task table's live count): whatever the core would want, the
  * gate must let through.
  */
+static unsigned int used_slots(struct rtm_htab *h)
+{
+	unsigned int i, w, n = 0;
+
+	for (i = 0; i <= h->mask; i++)
+		for (w = 0; w < RTM_HT_WAYS; w++)
+			n += !!rtm_ld64(&h->b[i].slot[w]);
+	return n;
+}
+
 #define GATE_COVERS(wanted, gate)					\
 	ASSERT(cpu >= p.ncpus || !(wanted) || (gate))
 
@@ -273,6 +283,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 13: case 14: case 15: case 16: case 17:
 			GATE_COVERS(rtm_switch_wanted(c, cpu, b & 15),
 				    rtm_switch_gate(&c->cpus[cpu], &c->tasks.live));
+			/* the kernel probe's form of the same question */
+			ASSERT(cpu >= p.ncpus ||
+			       (rtm_switch_ask(c, &c->cpus[cpu], b & 15) != RTM_ASK_NO) ==
+			       rtm_switch_wanted(c, cpu, b & 15));
 			UNLESS_WANTED_NOOP(rtm_switch_wanted(c, cpu, b & 15),
 					   rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
 							 (b & 15) | 1, (b & 0x80) ? NULL : cm));
@@ -303,6 +317,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			drain(c, &nread);
 			break;
 		}
+		/* between events (no claim in flight): live = the used slots */
+		ASSERT(rtm_ld32(&c->tasks.live) == used_slots(&c->tasks) &&
+		       rtm_ld32(&c->cookies.live) == used_slots(&c->cookies));
 	}
 	drain(c, &nread);
 	for (i = 0; i < NCPU; i++)
