@@ -767,8 +767,8 @@ static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
 }
 
 /*
- * rtm_switch_wanted_pc(), with the table's answer handed on: a switch to
- * a task the table may hold, from an untracked one, looks it up once.
+ * rtm_switch_ask(), its table answer handed on: a switch to a task the
+ * table may hold, from an untracked one, looks it up once.
  */
 void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,

@@ -84,7 +84,7 @@ static inline bool rtm_waking_gate(struct rtm_cpu *pc)
 }
 
 /*
- * A superset of rtm_switch_wanted_pc() for any next task: tasks_live is
+ * A superset of rtm_switch_wanted() for any next task: tasks_live is
  * the task table's live count (struct rtm_htab), 0 while the table is
  * empty (no woken task waiting to run, no preempted tracked task).
  */
@@ -112,19 +112,12 @@ static inline bool rtm_switch_in_maybe(struct rtm_core *c, u32 next_pid)
 	       rtm_htab_maybe(&c->tasks, next_pid);
 }
 
-/* running task untracked, next task not in the table */
-static inline bool rtm_switch_wanted_pc(struct rtm_core *c,
-					struct rtm_cpu *pc, u32 next_pid)
-{
-	return (rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->hi_armed)) ||
-	       rtm_switch_in_maybe(c, next_pid);
-}
-
 /*
- * rtm_switch_wanted_pc() with the table's answer kept for
- * rtm_ev_switch_asked(): RTM_ASK_NO, RTM_ASK_OUT (prev tracked or an
- * IRQ armed: the table is asked after prev's end) or RTM_ASK_IN (prev
- * untracked, next maybe in the table: asked once).
+ * rtm_ev_switch()'s question, with the table's answer kept for
+ * rtm_switch_slow(): RTM_ASK_NO (running task untracked, nothing armed,
+ * next task not in the table), RTM_ASK_OUT (prev tracked or an IRQ armed:
+ * the table is asked after prev's end) or RTM_ASK_IN (prev untracked, next
+ * maybe in the table: asked once).
  */
 #define RTM_ASK_NO	0
 #define RTM_ASK_OUT	1
@@ -150,7 +143,7 @@ static inline bool rtm_switch_wanted(struct rtm_core *c, u32 cpu,
 				     u32 next_pid)
 {
 	return RTM_CPU_OK(c, cpu) &&
-	       rtm_switch_wanted_pc(c, &c->cpus[cpu], next_pid);
+	       rtm_switch_ask(c, &c->cpus[cpu], next_pid) != RTM_ASK_NO;
 }
 
 /* rtm_ev_timer_entry(): a stale slot to clean, or a kind a target wants */

@@ -283,10 +283,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 13: case 14: case 15: case 16: case 17:
 			GATE_COVERS(rtm_switch_wanted(c, cpu, b & 15),
 				    rtm_switch_gate(&c->cpus[cpu], &c->tasks.live));
-			/* the kernel probe's form of the same question */
-			ASSERT(cpu >= p.ncpus ||
-			       (rtm_switch_ask(c, &c->cpus[cpu], b & 15) != RTM_ASK_NO) ==
-			       rtm_switch_wanted(c, cpu, b & 15));
 			UNLESS_WANTED_NOOP(rtm_switch_wanted(c, cpu, b & 15),
 					   rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
 							 (b & 15) | 1, (b & 0x80) ? NULL : cm));
