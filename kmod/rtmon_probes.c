@@ -5,7 +5,8 @@
  *
  * None of these tracepoints is exported to modules, so each is found by name
  * with for_each_kernel_tracepoint() and attached with
- * tracepoint_probe_register(). Probes run with preemption disabled, may nest
+ * tracepoint_probe_register_prio(), below every tracer's default priority
+ * (RTMON_PROBE_PRIO). Probes run with preemption disabled, may nest
  * (a hard IRQ interrupting a softirq or task-context probe), and on
  * sched_switch/sched_waking with scheduler locks held: they must never sleep,
  * allocate or wake anything.
@@ -24,6 +25,19 @@
 #include "core/rtm_fast.h"
 
 DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
+
+/*
+ * rtmon's probes run after those of every tracer attached at the default
+ * priority (ftrace's events, perf, LTTng), whichever attached first. A
+ * recording of the same run (trace-cmd, replayed by rtmon-replay) then
+ * stamps every event before rtmon reads the clock, by the same few hundred
+ * instructions of the tracer's own work, which cancel between a chain's
+ * start and its end; with rtmon first, its own work (a completion and its
+ * record at a switch-in, not at an IRQ's entry) would stand between the
+ * two clock reads of some events only (tests/vm/guest/replay-module.sh
+ * measures both under instruction counting).
+ */
+#define RTMON_PROBE_PRIO	(TRACEPOINT_DEFAULT_PRIO - 1)
 
 /*
  * What the sched_waking and sched_switch probes read first, published
@@ -473,7 +487,8 @@ int rtmon_probes_register(void)
 			ret = -ENOENT;
 			goto fail;
 		}
-		ret = tracepoint_probe_register(p->tp, p->func, NULL);
+		ret = tracepoint_probe_register_prio(p->tp, p->func, NULL,
+						     RTMON_PROBE_PRIO);
 		if (ret) {
 			pr_err("rtmon: cannot attach to %s: %d\n", p->name, ret);
 			goto fail;
