@@ -60,12 +60,6 @@ echo done >"$share/guest-done"
 sync
 [ -n "$pid1" ] || exit 0
 # reboot(2) from PID 1 does not return; sysrq is the fallback
-# A PC without ACPI (the debug kernel: config/kernel-debug-x86_64.config)
-# cannot power off: the kernel would halt, return to PID 1 and panic on its
-# exit. A reset ends QEMU as well (run-vm passes -no-reboot).
-if [ "$(uname -m)" = x86_64 ] && [ ! -d /sys/firmware/acpi ]; then
-	/bin/busybox reboot -f
-fi
 /bin/busybox poweroff -f
 echo o >/proc/sysrq-trigger
 while :; do sleep 1; done
