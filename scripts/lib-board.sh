@@ -39,7 +39,7 @@ board_load() {
 		BOARD_QEMU_MEM | BOARD_ISOLCPUS | BOARD_GPIO_CHIP | BOARD_GPIO_OUT | \
 		BOARD_GPIO_STIM_OUT | BOARD_GPIO_STIM_IN | BOARD_GPIO_RESP_OUT | BOARD_GPIO_RESP_IN | \
 		BOARD_GPIO_IN | BOARD_QEMU_KERNEL_ARGS | BOARD_QEMU_ACCEL | \
-		BOARD_TOOLCHAIN) ;;
+		BOARD_TOOLCHAIN | BOARD_KERNEL_BUILD | BOARD_TIMEOUT_SCALE) ;;
 		*) die "$f:$n: unknown key ${line%%=*}" ;;
 		esac
 	done <"$f"
@@ -48,8 +48,17 @@ board_load() {
 	BOARD_NAME=$(basename "$f" .board)
 	BOARD_FILE=$f
 	[ -n "${BOARD_ARCH:-}" ] || die "$f: BOARD_ARCH is required"
-	[ -n "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}" ] ||
-		die "$f: BOARD_KERNEL_FLAVOUR or BOARD_KDIR is required"
+	[ -n "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}${BOARD_KERNEL_BUILD:-}" ] ||
+		die "$f: BOARD_KERNEL_FLAVOUR, BOARD_KERNEL_BUILD or BOARD_KDIR is required"
+	if [ -n "${BOARD_KERNEL_BUILD:-}" ]; then
+		[ -x "$RTMON_TOP/scripts/build-$BOARD_KERNEL_BUILD-kernel" ] ||
+			die "$f: BOARD_KERNEL_BUILD=$BOARD_KERNEL_BUILD: no scripts/build-$BOARD_KERNEL_BUILD-kernel"
+		[ -z "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}" ] ||
+			die "$f: BOARD_KERNEL_BUILD excludes BOARD_KERNEL_FLAVOUR and BOARD_KDIR"
+	fi
+	case "${BOARD_TIMEOUT_SCALE:-1}" in
+	'' | *[!0-9]* | 0) die "$f: BOARD_TIMEOUT_SCALE must be a positive integer" ;;
+	esac
 	case "${BOARD_TOOLCHAIN:-}" in
 	'' | host) ;;
 	chroot)
@@ -85,9 +94,23 @@ board_pkg() {
 	if board_foreign; then echo "$1:$BOARD_DEB_ARCH"; else echo "$1"; fi
 }
 
+# board_built_kernel: for a board with BOARD_KERNEL_BUILD=NAME, the
+# directory scripts/build-NAME-kernel builds once into the cache (or finds
+# there, built) and prints: boot/vmlinuz-KVER, lib/modules/KVER, build/ (the
+# build tree) and .kver, like the unpacked Debian kernels.
+board_built_kernel() {
+	"$RTMON_TOP/scripts/build-$BOARD_KERNEL_BUILD-kernel" ||
+		die "scripts/build-$BOARD_KERNEL_BUILD-kernel failed"
+}
+
 # board_kver: the kernel release (uname -r) the board's flavour resolves to.
 board_kver() {
 	local img
+	if [ -n "${BOARD_KERNEL_BUILD:-}" ]; then
+		img=$(board_built_kernel) || exit 1
+		cat "$img/.kver"
+		return
+	fi
 	img=$(deb_dep_of "$(board_pkg "linux-image-$BOARD_KERNEL_FLAVOUR")")
 	img=${img%%:*}
 	echo "${img#linux-image-}"
@@ -147,15 +170,21 @@ board_cross_headers() {
 	echo "$d"
 }
 
-# board_kdir: kernel build tree for the board: BOARD_KDIR if set, else the
-# installed Debian headers of the resolved kernel (for another suite: the
-# sysroot of board_suite_headers).
+# board_kdir: kernel build tree for the board: BOARD_KDIR if set, the build
+# tree of a board-built kernel (BOARD_KERNEL_BUILD), else the installed
+# Debian headers of the resolved kernel (for another suite: the sysroot of
+# board_suite_headers).
 board_kdir() {
 	if [ -n "${BOARD_KDIR:-}" ]; then
 		echo "$BOARD_KDIR"
 		return
 	fi
 	local kver d
+	if [ -n "${BOARD_KERNEL_BUILD:-}" ]; then
+		d=$(board_built_kernel) || exit 1
+		echo "$d/build"
+		return
+	fi
 	if board_other_suite; then
 		board_suite_headers
 		return
@@ -175,6 +204,10 @@ board_kdir() {
 # holds boot/vmlinuz-KVER and lib/modules/KVER (depmod already run).
 board_fetch_kernel() {
 	local kver pkg ver dir debs
+	if [ -n "${BOARD_KERNEL_BUILD:-}" ]; then
+		board_built_kernel
+		return
+	fi
 	kver=$(board_kver)
 	pkg=$(board_pkg "linux-image-$kver")
 	ver=$(deb_candidate "$pkg")
