@@ -21,7 +21,9 @@
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
 items=${ITEMS:-150}
-deadline_us=5000
+# (on a slow debug kernel, the board's timeout scale: the fast items'
+# latency grows with it, and the slow items spin four times the deadline)
+deadline_us=$((5000 * ${RTMON_TIMEOUT_SCALE:-1}))
 rtmon_load
 $RTMONCTL targets add --name dispatch --comm dispatch_test --end work_end \
 	--deadline ${deadline_us}us
@@ -34,9 +36,9 @@ echo "some data for the feeder" >/rtmon-share/feed
 # there would raise the very interrupt the feeder waits on, and every record
 # written would start more chains into the program
 $RTMONCTL status --json >/tmp/c0.json
-$RTMONCTL records --json --stamp -t 8 >/tmp/records.json &
+$RTMONCTL records --json --stamp -t $((8 * ${RTMON_TIMEOUT_SCALE:-1})) >/tmp/records.json &
 reader=$!
-"$APPS/dispatch_test" -f /rtmon-share/feed -n $items -p 4000 -w 50 -s 10 -S 20000 \
+"$APPS/dispatch_test" -f /rtmon-share/feed -n $items -p $((4000 * ${RTMON_TIMEOUT_SCALE:-1})) -w 50 -s 10 -S $((deadline_us * 4)) \
 	>/tmp/items.json || fail "dispatch_test failed"
 wait $reader || fail "the record reader failed"
 $RTMONCTL status --json >/tmp/c1.json
