@@ -51,8 +51,8 @@ board_load() {
 	[ -n "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}${BOARD_KERNEL_BUILD:-}" ] ||
 		die "$f: BOARD_KERNEL_FLAVOUR, BOARD_KERNEL_BUILD or BOARD_KDIR is required"
 	if [ -n "${BOARD_KERNEL_BUILD:-}" ]; then
-		[ -x "$RTMON_TOP/scripts/build-$BOARD_KERNEL_BUILD-kernel" ] ||
-			die "$f: BOARD_KERNEL_BUILD=$BOARD_KERNEL_BUILD: no scripts/build-$BOARD_KERNEL_BUILD-kernel"
+		board_kernel_builder >/dev/null ||
+			die "$f: BOARD_KERNEL_BUILD=$BOARD_KERNEL_BUILD: no scripts/build-$BOARD_KERNEL_BUILD-kernel, no config/kernel-$BOARD_KERNEL_BUILD-x86_64.config"
 		[ -z "${BOARD_KERNEL_FLAVOUR:-}${BOARD_KDIR:-}" ] ||
 			die "$f: BOARD_KERNEL_BUILD excludes BOARD_KERNEL_FLAVOUR and BOARD_KDIR"
 	fi
@@ -94,13 +94,31 @@ board_pkg() {
 	if board_foreign; then echo "$1:$BOARD_DEB_ARCH"; else echo "$1"; fi
 }
 
+# board_kernel_builder: the command (one word a line) that builds the
+# kernel of BOARD_KERNEL_BUILD=NAME: scripts/build-NAME-kernel if there is
+# one (debug: scripts/build-debug-kernel), else a variant of the debug
+# kernel's script, "scripts/build-debug-kernel NAME", when its fragment
+# config/kernel-NAME-x86_64.config exists (kcsan); fails otherwise.
+board_kernel_builder() {
+	local b=$BOARD_KERNEL_BUILD
+	if [ -x "$RTMON_TOP/scripts/build-$b-kernel" ]; then
+		echo "$RTMON_TOP/scripts/build-$b-kernel"
+	elif [ -f "$RTMON_TOP/config/kernel-$b-x86_64.config" ]; then
+		printf '%s\n' "$RTMON_TOP/scripts/build-debug-kernel" "$b"
+	else
+		return 1
+	fi
+}
+
 # board_built_kernel: for a board with BOARD_KERNEL_BUILD=NAME, the
-# directory scripts/build-NAME-kernel builds once into the cache (or finds
-# there, built) and prints: boot/vmlinuz-KVER, lib/modules/KVER, build/ (the
-# build tree) and .kver, like the unpacked Debian kernels.
+# directory the builder of board_kernel_builder builds once into the cache
+# (or finds there, built) and prints: boot/vmlinuz-KVER, lib/modules/KVER,
+# build/ (the build tree) and .kver, like the unpacked Debian kernels.
 board_built_kernel() {
-	"$RTMON_TOP/scripts/build-$BOARD_KERNEL_BUILD-kernel" ||
-		die "scripts/build-$BOARD_KERNEL_BUILD-kernel failed"
+	local cmd
+	mapfile -t cmd < <(board_kernel_builder) || true
+	[ ${#cmd[@]} -gt 0 ] || die "BOARD_KERNEL_BUILD=$BOARD_KERNEL_BUILD: no builder"
+	"${cmd[@]}" || die "${cmd[*]#"$RTMON_TOP"/} failed"
 }
 
 # board_kver: the kernel release (uname -r) the board's flavour resolves to.
