@@ -102,13 +102,22 @@ static inline bool rtmon_wake_is_lock_handoff(struct task_struct *p)
  * Whether p is queued to run. v6.12 (commit 152e11f6df29 "sched/fair:
  * Implement delayed dequeue") keeps a fair task that blocked on the
  * runqueue (se.sched_delayed) until it would have been picked: on_rq
- * alone no longer means runnable. task_is_runnable() came with it.
+ * alone no longer means runnable. This is 6.12's task_is_runnable() with
+ * marked loads: that one is for a task whose state is held (rq lock,
+ * task_call_func()), and the probes read it under p->pi_lock only, while
+ * p's cpu may be dequeuing it. The answer is a snapshot the core is ready
+ * to find wrong (RTM_BF_RUNWAKE); KCSAN reported the plain loads
+ * (qemu-x86_64-rt-kcsan, 11 races with the writer of on_rq and of
+ * sched_delayed).
  */
+static inline bool rtmon_task_queued(struct task_struct *p)
+{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define rtmon_task_queued(p)	task_is_runnable(p)
+	return READ_ONCE(p->on_rq) && !READ_ONCE(p->se.sched_delayed);
 #else
-#define rtmon_task_queued(p)	READ_ONCE((p)->on_rq)
+	return READ_ONCE(p->on_rq);
 #endif
+}
 
 /*
  * The cpu a task is running on when it is still current there (queued
