@@ -302,7 +302,7 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 static const char *const snapshot_keys[] = {
 	"dir", "records_file", "ftrace", "ftrace_instance", "ftrace_buffer_kb",
 	"lttng", "lttng_output", "lttng_session", "lttng_kernel", "lttng_kernel_buffer_kb",
-	"on_timeout", "rate_burst", "rate_interval",
+	"on_timeout", "rate_burst", "rate_interval", "gather",
 	"max_disk", "max_age", NULL
 };
 
@@ -362,6 +362,12 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 	if (found && !c->rate_interval_ns)
 		return perr(p, config_setting_get_member(g, "rate_interval"),
 			    "snapshot.rate_interval", "must be more than 0");
+	if (get_dur_member(p, g, gn, "gather", &c->gather_ns, &found))
+		return -1;
+	/* the reader reads nothing meanwhile: the rings fill */
+	if (found && c->gather_ns > RTMOND_GATHER_MAX_NS)
+		return perr(p, config_setting_get_member(g, "gather"), "snapshot.gather",
+			    "at most 100ms (rtmond reads no records meanwhile)");
 	if (get_size_member(p, g, gn, "max_disk", &c->max_disk) ||
 	    get_dur_member(p, g, gn, "max_age", &c->max_age_ns, NULL))
 		return -1;

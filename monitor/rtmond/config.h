@@ -14,6 +14,7 @@
 
 #define RTMOND_MAX_TARGETS	64
 #define RTMOND_MAX_LE		32
+#define RTMOND_GATHER_MAX_NS	100000000ull	/* snapshot.gather: 100 ms */
 
 struct rtmond_target_conf {
 	char name[RTMON_NAME_LEN];
@@ -39,6 +40,7 @@ struct rtmond_config {
 	int on_timeout;			/* snapshots for timeouts too */
 	unsigned int rate_burst;	/* token bucket: burst */
 	uint64_t rate_interval_ns;	/* then one per interval */
+	uint64_t gather_ns;		/* reading on after a miss before its snapshot */
 	uint64_t max_disk;		/* bytes of snapshots kept (0: no limit) */
 	uint64_t max_age_ns;		/* snapshots older are removed (0: kept) */
 

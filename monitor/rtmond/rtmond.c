@@ -867,6 +867,49 @@ static void ack_stored(void)
 	unacked = 0;
 }
 
+/* Does the batch hold a miss that takes a snapshot? */
+static int batch_wants_snapshot(const struct rtmond_config *c, const struct rtm_record *recs, int n)
+{
+	int i;
+
+	if (!c->ftrace && !c->lttng)
+		return 0;
+	/* as handle_batch() picks them */
+	for (i = 0; i < n; i++)
+		if ((recs[i].flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) &&
+		    (c->on_timeout || !(recs[i].flags & RTM_REC_F_TIMEOUT)))
+			return 1;
+	return 0;
+}
+
+/*
+ * snapshot.gather: a miss seldom comes alone (the items queued behind a
+ * slow one end late together, a few microseconds apart). The reader waits
+ * that long after reading one, then reads what came meanwhile into the
+ * same batch, so that they all share its snapshot; read one by one, all
+ * but the first would find the snapshot worker busy ("skipped": "busy").
+ */
+static int gather_more(const struct rtmond_config *c, struct rtmond_batch *b, int n)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(c->gather_ns / 1000000000ull),
+		.tv_nsec = (long)(c->gather_ns % 1000000000ull),
+	};
+	int m;
+
+	if (!c->gather_ns || n >= RTMOND_BATCH || !batch_wants_snapshot(c, b->recs, n))
+		return n;
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+	do {
+		m = rtmon_read_records(rtmond_dev, b->recs + n, (size_t)(RTMOND_BATCH - n));
+		if (m > 0)
+			n += m;
+	} while ((m > 0 && n < RTMOND_BATCH) || m == -EINTR);
+	/* an error here is the next read's to report */
+	return n;
+}
+
 /*
  * Read what the rings hold, RTMOND_WQ batches at most: a drain is bounded
  * (signals and watchdog pings between two) and goes at the writer's pace.
@@ -891,7 +934,7 @@ static int drain(const struct rtmond_live *l)
 			rtmond_log("reading records: %s", strerror(-n));
 			return n;
 		}
-		b->n = n;
+		b->n = gather_more(&l->conf, b, n);
 		handle_batch(l, b);
 		rtmond_writer_publish();
 		unacked++;
