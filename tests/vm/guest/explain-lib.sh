@@ -18,11 +18,12 @@ explain_cleanup() {
 }
 trap explain_cleanup EXIT
 
-# explain_rtmond_start OUT TARGET [KB]: rtmond following TARGET (one
-# libconfig target entry), its misses and their snapshots in OUT (emptied
-# first); KB: its ftrace buffer per cpu (default 1024; smaller buffers are
-# copied sooner, so misses that follow each other find the worker free);
-# KB 0: no ftrace snapshot, only the misses' lines
+# explain_rtmond_start OUT TARGET [KB [SNAPSHOT]]: rtmond following
+# TARGET (one libconfig target entry), its misses and their snapshots in
+# OUT (emptied first); KB: its ftrace buffer per cpu (default 1024;
+# smaller buffers are copied sooner, so misses that follow each other find
+# the worker free); KB 0: no ftrace snapshot, only the misses' lines;
+# SNAPSHOT: more snapshot settings (gather = "5ms";)
 explain_rtmond_start() {
 	local i ftrace="ftrace = true; ftrace_buffer_kb = ${3:-1024};"
 	[ "${3:-}" != 0 ] || ftrace="ftrace = false;"
@@ -31,7 +32,7 @@ explain_rtmond_start() {
 	cat >$T/rtmon.conf <<CONF
 targets = ( $2 );
 snapshot = { dir = "$out"; records_file = false; $ftrace
-	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; };
+	     lttng = false; on_timeout = false; rate_burst = 100; rate_interval = "100ms"; ${4:-} };
 metrics = { listen = ""; textfile = "$T/rtmon.prom"; textfile_interval = "1s"; };
 realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true; };
 CONF

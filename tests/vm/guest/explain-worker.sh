@@ -28,12 +28,13 @@
 
 rtmon_load
 echo "some data for the feeder" >/rtmon-share/feed
-# a 256 KiB buffer per cpu: the queued item's miss follows the slow
-# item's by a few ms, and the snapshot worker, still copying the slow
-# one's, would take none for it (rtmond skips a snapshot while its worker
-# is busy: "skipped": "busy")
+# the queued items' misses follow the slow item's by 50 us each: read
+# apart from it, each would find the snapshot worker still copying the
+# slow one's ("skipped": "busy"; CI once had no queued miss with a
+# snapshot). snapshot.gather reads them into the slow one's batch, one
+# snapshot for all; a 256 KiB buffer per cpu is copied sooner
 explain_rtmond_start /tmp/explain-worker '{ name = "dw"; comm = "dispatch_test";
-	      end = "work_end"; deadline = "5ms"; }' 256
+	      end = "work_end"; deadline = "5ms"; }' 256 'gather = "5ms";' 
 "$APPS/dispatch_test" -f /rtmon-share/feed -n 200 -p 4000 -w 50 -s 10 -S 20000 -q 8 \
 	>$T/items.jsonl 2>$T/items.err || fail "dispatch_test failed: $(cat $T/items.err)"
 explain_rtmond_stop
@@ -101,6 +102,17 @@ for e in ex:
                 x = ts.search(t)
                 if not x or m["start_ns"] - 100000000 <= int(x[1]) * 10**9 + int(x[2]) * 1000 <= m["end_ns"] + 20000000:
                     o.write(t)
+# snapshot.gather: the misses that end together share one snapshot
+shared = {}
+for m in misses.values():
+    f = (m.get("snapshot") or {}).get("ftrace")
+    if f:
+        shared.setdefault(f, []).append(m["seq"])
+busy = sum((m.get("snapshot") or {}).get("skipped") == "busy" for m in misses.values())
+most = max(map(len, shared.values()), default=0)
+print(f"{len(misses)} misses: {len(shared)} snapshots, at most {most} misses in one; "
+      f"{busy} skipped, the worker busy")
+assert most >= 2, "snapshot.gather: no snapshot holds more than one miss"
 print(f"{len(ex)} misses explained, {queued} queued behind the busy worker "
       f"({named} with that as the culprit), {ok_sum} add up to the latency within 1 us")
 assert queued >= 1 and named >= 1, "no explained miss of an item that waited for the worker, queued as its culprit"
