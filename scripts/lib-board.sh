@@ -82,6 +82,26 @@ deb_candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2; exit}'
 }
 
+# source_deb SPKG: the path of an architecture-independent package
+# (linux-source-6.12): the newest SPKG_*_all.deb in the cache, whatever
+# suite it came from, else BOARD_SUITE's candidate, downloaded into it.
+source_deb() {
+	local spkg=$1 debs=$RTMON_CACHE/debs deb sver
+	deb=$(find "$debs" -maxdepth 1 -name "${spkg}_*_all.deb" 2>/dev/null |
+		sort -V | tail -n1 || true)
+	if [ -z "$deb" ]; then
+		sver=$(deb_candidate "$spkg")
+		[ -n "$sver" ] || die "no candidate version of $spkg in $BOARD_SUITE"
+		mkdir -p "$debs"
+		echo "fetching $spkg $sver" >&2
+		(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$spkg=$sver") >&2 ||
+			die "apt-get download $spkg=$sver failed"
+		deb=$debs/${spkg}_${sver/:/%3a}_all.deb
+		[ -f "$deb" ] || die "apt-get download left no $deb"
+	fi
+	echo "$deb"
+}
+
 # board_foreign: true when the board's Debian architecture is not the
 # build machine's (its packages are named PKG:ARCH for apt).
 board_foreign() {
