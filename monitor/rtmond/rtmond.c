@@ -736,6 +736,13 @@ static void load_seq(const char *dir)
 
 /* ---- records ---- */
 
+/* A miss that takes a snapshot (snapshot.on_timeout = false: completed misses only) */
+static int snap_miss(const struct rtmond_config *c, const struct rtm_record *r)
+{
+	return (r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) &&
+	       (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT));
+}
+
 /*
  * The reader's part of a batch: what a previous run stored left out,
  * the statistics, the snapshot of its misses (the ftrace buffer swapped
@@ -788,8 +795,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 		if (miss) {
 			CNT_ADD(misses, 1);
 			rtmond_snap_miss_event(r, b->names[i] ?: "");
-			/* snapshot.on_timeout = false: completed misses only */
-			if (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT)) {
+			if (snap_miss(c, r)) {
 				if (first_miss < 0)
 					first_miss = i;
 				nmiss++;
@@ -802,8 +808,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 		for (i = first_miss; i < n; i++) {
 			const struct rtm_record *r = &recs[i];
 
-			if ((r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) &&
-			    (c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT)))
+			if (snap_miss(c, r))
 				rtmond_snap_add_miss(&b->plan, r, b->names[i] ?: "");
 		}
 		rtmond_snap_commit(&b->plan);
@@ -874,10 +879,8 @@ static int batch_wants_snapshot(const struct rtmond_config *c, const struct rtm_
 
 	if (!c->ftrace && !c->lttng)
 		return 0;
-	/* as handle_batch() picks them */
 	for (i = 0; i < n; i++)
-		if ((recs[i].flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) &&
-		    (c->on_timeout || !(recs[i].flags & RTM_REC_F_TIMEOUT)))
+		if (snap_miss(c, &recs[i]))
 			return 1;
 	return 0;
 }

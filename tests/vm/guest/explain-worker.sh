@@ -34,7 +34,7 @@ echo "some data for the feeder" >/rtmon-share/feed
 # snapshot). snapshot.gather reads them into the slow one's batch, one
 # snapshot for all; a 256 KiB buffer per cpu is copied sooner
 explain_rtmond_start /tmp/explain-worker '{ name = "dw"; comm = "dispatch_test";
-	      end = "work_end"; deadline = "5ms"; }' 256 'gather = "5ms";' 
+	      end = "work_end"; deadline = "5ms"; }' 256 'gather = "5ms";'
 "$APPS/dispatch_test" -f /rtmon-share/feed -n 200 -p 4000 -w 50 -s 10 -S 20000 -q 8 \
 	>$T/items.jsonl 2>$T/items.err || fail "dispatch_test failed: $(cat $T/items.err)"
 explain_rtmond_stop
