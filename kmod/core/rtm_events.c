@@ -706,8 +706,7 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	if (tid < 0) {
 		/* an IRQ thread's pass that handed nothing traced on */
 		if ((br->flags & (RTM_BF_IRQTHREAD | RTM_BF_HANDED)) ==
-		    RTM_BF_IRQTHREAD && (rtm_waitwork_adopt(c, cpu, b) ||
-					 rtm_handoff_park(c, cpu, b)))
+		    RTM_BF_IRQTHREAD && rtm_handoff_pass_end(c, cpu, b))
 			return;
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 		return;
@@ -830,20 +829,32 @@ static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
  * Task pid begins work with no open chain (sb: its branch, done or of
  * another task, or 0): the work reached it with no traced wakeup (it was
  * awake). An IRQ thread's pass parked for such a task (rtm_handoff.c) is
- * taken up; else the item has no chain, counted.
+ * taken up; else the item waits for its pass, which may still be running
+ * (and once waiting, looks again: the pass may have parked meanwhile);
+ * else the item has no chain, counted.
  */
 static rtm_noinline u32 rtm_work_untraced(struct rtm_core *c, u32 cpu,
 					  u64 ts, u32 sb, u32 pid, u32 tgid,
 					  u64 cookie, const char *comm)
 {
+	struct rtm_waitwork *w;
+
 	if (sb)
 		rtm_branch_free(c, cpu, sb, rtm_branch_done(c, sb) ?
 				RTM_C_BR_PRUNED : RTM_C_BR_STALE);
-	sb = rtm_handoff_take(c, cpu, ts, pid, tgid, comm);
-	/* else its IRQ thread's pass may still be running: wait for it */
-	if (!sb && !rtm_waitwork_add(c, cpu, ts, pid, tgid, cookie, comm))
+	sb = rtm_handoff_take(c, cpu, ts, pid, tgid, comm, NULL);
+	if (sb)
+		return sb;
+	RTM_TEST_POINT(c, cpu, RTM_TP_BEGIN_LOOKED);
+	w = rtm_waitwork_add(c, cpu, ts, pid, tgid, cookie, comm);
+	if (!w) {
 		rtm_count(c, cpu, RTM_C_WORK_UNTRACED);
-	return sb;
+		return 0;
+	}
+	RTM_TEST_POINT(c, cpu, RTM_TP_BEGIN_PUBLISHED);
+	/* waiting (published), then look */
+	rtm_fence_full();
+	return rtm_handoff_take(c, cpu, ts, pid, tgid, comm, w);
 }
 
 /* nb, a branch of task nb->pid, becomes work item (tgid, cookie)'s. */
@@ -890,6 +901,21 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		     u64 cookie, const char *comm)
 {
+	if (!RTM_CPU_OK(c, cpu))
+		return;
+	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)))
+		rtm_waitwork_end(c, tgid, cookie, ts);
+	rtm_work_end_cookie(c, cpu, ts, pid, tgid, cookie, comm);
+}
+
+/*
+ * Work item (tgid, cookie) ends at ts, in task pid: its cookie branch,
+ * if any, completes (also called by a pass that adopted the item while
+ * this work_end ran: rtm_handoff.c).
+ */
+void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
+			 u32 tgid, u64 cookie, const char *comm)
+{
 	const struct rtm_tset *t;
 	struct rtm_branch *br;
 	struct rtm_chain *ch;
@@ -897,10 +923,6 @@ void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 	u64 wcomm[2], dl;
 	int tid;
 
-	if (!RTM_CPU_OK(c, cpu))
-		return;
-	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)))
-		rtm_waitwork_end(c, tgid, cookie, ts);
 	tag = rtm_cookie_tag(tgid, cookie);
 	if (!rtm_htab_maybe(&c->cookies, tag))
 		return;

@@ -37,6 +37,24 @@
  * once owned. handoff_used counts the slots in use (each 0 <-> branch
  * change of a slot adds or subtracts one), so a work_begin with no chain
  * finds an empty parking with one load.
+ *
+ * The two sides meet on different cpus at nearly the same time (the task
+ * takes the item up while the pass that queued it returns), so neither
+ * may look before it publishes (CI, gpio-loopback on the debug kernel:
+ * one chain of 1000 lost, each side having found the other's table
+ * empty). Each side publishes first, then looks, with a full barrier
+ * between: the work_begin's item waits before it looks for a parked pass
+ * (rtm_work_untraced), the pass is parked before it looks for a waiting
+ * item (rtm_handoff_pass_end); one of the two sees the other. (Each
+ * side counts its entry in after writing it, and the looker reads the
+ * count with acquire before the entries.) Pairing
+ * claims the parked branch first, then the item: the one holding the
+ * branch is the only one that may claim an item with it, so two claimers
+ * never give up on each other. What is still left apart (a branch held
+ * for a moment by the other side while it looked) the tick pairs, at the
+ * item's own times (rtm_handoff_tick). A work_end that finds its item
+ * owned by the pass adopting it marks it ended (state 4) and the adopter,
+ * releasing it, completes the chain if that work_end found no branch.
  */
 #include "rtm_internal.h"
 
@@ -73,11 +91,11 @@ static u64 rtm_handoff_start(struct rtm_core *c, u32 b)
 
 /*
  * Park IRQ-thread branch b (owned by the caller) whose pass ends having
- * handed nothing on. Returns false when no work_end target names its IRQ
- * (the caller closes b). When every slot is taken, the oldest parked branch
- * gives way (closed).
+ * handed nothing on. Returns its slot, or -1 when no work_end target names
+ * its IRQ (the caller closes b). When every slot is taken, the oldest
+ * parked branch gives way (closed).
  */
-bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
+static int rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 {
 	const struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
 	const struct rtm_tset *t;
@@ -90,13 +108,13 @@ bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 		want = rtm_handoff_mask(t, ch->kind, ch->source) != 0;
 	} while (rtm_tset_retry(c, seq));
 	if (!want)
-		return false;
+		return -1;
 	for (i = 0; i < RTM_NHANDOFF; i++) {
 		v = rtm_ld32(&c->handoff[i]);
 		if (!v) {
 			if (rtm_cas32(&c->handoff[i], 0, b)) {
 				rtm_add32(&c->handoff_used, 1);
-				return true;
+				return (int)i;
 			}
 			continue;
 		}
@@ -111,34 +129,82 @@ bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 		rtm_branch_free(c, cpu, v, RTM_C_BR_CLOSED);
 	else
 		rtm_add32(&c->handoff_used, 1);
-	return true;
+	return (int)oldest;
 }
 
-/* A parked branch back into its slot (else freed: the slot was refilled). */
+/* The parked slots, ordered by their chain's start (hints); their number. */
+static u32 rtm_handoff_sorted(struct rtm_core *c, u32 *idx)
+{
+	u64 start[RTM_NHANDOFF], st;
+	u32 n = 0, i, j, v;
+
+	for (i = 0; i < RTM_NHANDOFF; i++) {
+		v = rtm_ld32(&c->handoff[i]);
+		if (!v)
+			continue;
+		st = rtm_handoff_start(c, v);
+		/* insertion into the list ordered by start */
+		for (j = n; j > 0 && start[j - 1] > st; j--) {
+			start[j] = start[j - 1];
+			idx[j] = idx[j - 1];
+		}
+		start[j] = st;
+		idx[j] = i;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A parked branch back into its slot, else (the slot was refilled) parked
+ * again where there is room.
+ */
 static void rtm_handoff_putback(struct rtm_core *c, u32 cpu, u32 i, u32 b)
 {
 	if (rtm_cas32(&c->handoff[i], 0, b))
 		rtm_add32(&c->handoff_used, 1);
-	else
+	else if (rtm_handoff_park(c, cpu, b) < 0)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
 
-/* Tick: prune parked branches whose chain is done (or expired). */
+/*
+ * Tick: prune parked branches whose chain is done (or expired); they are
+ * peeked at first, so that a live one never leaves its slot for that (a
+ * work_begin looking meanwhile would find nothing). Then pair what the
+ * rendezvous left apart: each parked pass, oldest first, adopts a waiting
+ * item as it would have when it blocked (the item keeps its own times).
+ */
 void rtm_handoff_tick(struct rtm_core *c, u32 cpu)
 {
-	u32 i, v;
+	u32 idx[RTM_NHANDOFF], n, i, k, v;
 
 	if (!rtm_ld32(&c->handoff_used))
 		return;
 	for (i = 0; i < RTM_NHANDOFF; i++) {
 		v = rtm_ld32(&c->handoff[i]);
-		if (!v || !rtm_cas32(&c->handoff[i], v, 0))
+		if (!v || !rtm_peek_done(c, v) ||
+		    !rtm_cas32(&c->handoff[i], v, 0))
 			continue;
 		rtm_add32(&c->handoff_used, (u32)-1);
+		RTM_TEST_POINT(c, cpu, RTM_TP_TICK_TAKEN);
 		if (rtm_branch_done(c, v))
 			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
 		else
 			rtm_handoff_putback(c, cpu, i, v);
+	}
+	if (!rtm_ld32(&c->waitwork_used))
+		return;
+	n = rtm_handoff_sorted(c, idx);
+	for (k = 0; k < n; k++) {
+		v = rtm_xchg32(&c->handoff[idx[k]], 0);
+		if (!v)
+			continue;	/* taken meanwhile */
+		rtm_add32(&c->handoff_used, (u32)-1);
+		RTM_TEST_POINT(c, cpu, RTM_TP_TICK_TAKEN);
+		if (rtm_branch_done(c, v))
+			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
+		else if (!rtm_waitwork_adopt(c, cpu, v))
+			rtm_handoff_putback(c, cpu, idx[k], v);
 	}
 }
 
@@ -167,38 +233,47 @@ static int rtm_handoff_target(struct rtm_core *c, u32 b, u32 pid, u32 tgid,
 	return tid;
 }
 
+/* An item waiting for its pass (begun, or ended first)? */
+static inline bool rtm_waitwork_waiting(u32 state)
+{
+	return state == RTM_WW_BEGUN || state == RTM_WW_ENDED;
+}
+
+/* Own slot w if it is in state st (-> 1), or false. */
+static bool rtm_waitwork_own(struct rtm_waitwork *w, u32 st)
+{
+	return rtm_ld32_acq(&w->state) == st &&
+	       rtm_cas32(&w->state, st, RTM_WW_OWNED);
+}
+
+/* Free owned slot w (owned, or owned and ended meanwhile). */
+static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
+{
+	rtm_st32_rel(&w->state, RTM_WW_FREE);
+	rtm_add32(&c->waitwork_used, (u32)-1);
+}
+
 /*
  * Task pid begins work carrying no open chain: take the oldest parked
  * branch a work_end target of this task accepts, as the task's branch
  * (hop HANDOFF at ts). Returns it (owned by the caller), or 0.
  * Candidates are ordered by their chain's start (atomic fields only),
  * then taken one by one and checked once owned; one that is not this
- * task's goes back.
+ * task's goes back. With own (the task's item, already waiting: the look
+ * after publishing), the item is claimed once the branch is held, and
+ * freed; if a pass adopting it holds it, the branch goes back (0).
  */
 u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
-		     const char *comm)
+		     const char *comm, struct rtm_waitwork *own)
 {
 	struct rtm_branch *br;
-	u64 wcomm[2], start[RTM_NHANDOFF], st;
-	u32 idx[RTM_NHANDOFF], n = 0, i, j, k, v;
+	u64 wcomm[2];
+	u32 idx[RTM_NHANDOFF], n, k, v;
 
-	if (!comm || !rtm_ld32(&c->handoff_used))
+	if (!comm || !rtm_ld32_acq(&c->handoff_used))
 		return 0;
 	rtm_comm_load(wcomm, comm);
-	for (i = 0; i < RTM_NHANDOFF; i++) {
-		v = rtm_ld32(&c->handoff[i]);
-		if (!v)
-			continue;
-		st = rtm_handoff_start(c, v);
-		/* insertion into the list ordered by start */
-		for (j = n; j > 0 && start[j - 1] > st; j--) {
-			start[j] = start[j - 1];
-			idx[j] = idx[j - 1];
-		}
-		start[j] = st;
-		idx[j] = i;
-		n++;
-	}
+	n = rtm_handoff_sorted(c, idx);
 	for (k = 0; k < n; k++) {
 		v = rtm_xchg32(&c->handoff[idx[k]], 0);
 		if (!v)
@@ -211,6 +286,14 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		if (rtm_handoff_target(c, v, pid, tgid, wcomm, NULL) < 0) {
 			rtm_handoff_putback(c, cpu, idx[k], v);
 			continue;
+		}
+		if (own) {
+			if (!rtm_waitwork_own(own, RTM_WW_BEGUN)) {
+				/* a pass adopts it: it needs no other */
+				rtm_handoff_putback(c, cpu, idx[k], v);
+				return 0;
+			}
+			rtm_waitwork_free(c, own);
 		}
 		br = rtm_br(c, v);
 		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
@@ -230,11 +313,13 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 
 /*
  * Work item (tgid, cookie) begun at ts by pid with no chain: wait for an
- * IRQ thread's pass to adopt it. False (the caller counts work_untraced)
- * when no work_end target may accept the task, or every slot is taken.
+ * IRQ thread's pass to adopt it. Returns its slot (waiting: state 2), or
+ * NULL (the caller counts work_untraced) when no work_end target may
+ * accept the task, or every slot is taken.
  */
-bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
-		      u64 cookie, const char *comm)
+struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
+				      u32 pid, u32 tgid, u64 cookie,
+				      const char *comm)
 {
 	const struct rtm_tset *t;
 	struct rtm_waitwork *w;
@@ -244,43 +329,35 @@ bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 
 	/* some work_end target names an IRQ by number (tg.handoff_irq) */
 	if (!comm || !rtm_ld32(&c->tg.handoff_irq))
-		return false;
+		return NULL;
 	rtm_comm_load(wcomm, comm);
 	do {
 		t = rtm_tset_begin(c, &seq);
 		want = rtm_target_maybe(t, RTM_END_WORK_END, wcomm);
 	} while (rtm_tset_retry(c, seq));
 	if (!want)
-		return false;
+		return NULL;
 	for (i = 0; i < RTM_NWAITWORK; i++) {
 		w = &c->waitwork[i];
-		if (rtm_ld32(&w->state) || !rtm_cas32(&w->state, 0, 1))
+		if (rtm_ld32(&w->state) ||
+		    !rtm_cas32(&w->state, RTM_WW_FREE, RTM_WW_OWNED))
 			continue;
 		w->pid = pid;
-		w->tgid = tgid;
+		rtm_st32(&w->tgid, tgid);
 		w->cpu = cpu;
 		w->comm[0] = wcomm[0];
 		w->comm[1] = wcomm[1];
 		rtm_st64(&w->cookie, cookie);
 		rtm_st64(&w->ts, ts);
-		rtm_st32_rel(&w->state, 2);
+		/*
+		 * (a work_end of an older item with this cookie may have marked
+		 * the slot while it was being filled: this item has not ended)
+		 */
+		rtm_st32_rel(&w->state, RTM_WW_BEGUN);
 		rtm_add32(&c->waitwork_used, 1);
-		return true;
+		return w;
 	}
-	return false;
-}
-
-/* Own slot w if it is in state st (-> 1), or false. */
-static bool rtm_waitwork_own(struct rtm_waitwork *w, u32 st)
-{
-	return rtm_ld32_acq(&w->state) == st && rtm_cas32(&w->state, st, 1);
-}
-
-/* Free owned slot w. */
-static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
-{
-	rtm_st32_rel(&w->state, 0);
-	rtm_add32(&c->waitwork_used, (u32)-1);
+	return NULL;
 }
 
 /*
@@ -299,6 +376,30 @@ static void rtm_handoff_rewind(const struct rtm_chain *ch,
 }
 
 /*
+ * Release item w, owned by the adopter, whose cookie branch is now in the
+ * cookie table. If a work_end marked it ended meanwhile (state 4), that
+ * work_end may have looked for the branch before it was there: the item
+ * ends now at the work_end's time, unless the work_end took the branch.
+ */
+static void rtm_waitwork_release(struct rtm_core *c, u32 cpu,
+				 struct rtm_waitwork *w, u32 pid, u32 tgid,
+				 u64 cookie, const u64 *comm)
+{
+	u64 end;
+
+	if (rtm_cas32(&w->state, RTM_WW_OWNED, RTM_WW_FREE)) {
+		rtm_add32(&c->waitwork_used, (u32)-1);
+		return;
+	}
+	/* state 4: end_ts was stored before the mark */
+	rtm_ld32_acq(&w->state);
+	end = rtm_ld64(&w->end_ts);
+	rtm_waitwork_free(c, w);
+	rtm_work_end_cookie(c, cpu, end, pid, tgid, cookie,
+			    (const char *)comm);
+}
+
+/*
  * IRQ-thread branch b (owned by the caller) ends its pass having handed
  * nothing traced on: adopt the oldest waiting item begun after the chain's
  * start whose task a work_end target accepts for this chain. b becomes
@@ -310,18 +411,18 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 	struct rtm_branch *br = rtm_br(c, b);
 	struct rtm_chain *ch;
 	struct rtm_waitwork *w;
-	u64 start, ts[RTM_NWAITWORK], st, end, cookie, dl;
+	u64 start, ts[RTM_NWAITWORK], st, end = 0, cookie, dl;
 	u32 idx[RTM_NWAITWORK], n = 0, i, j, k, pid, tgid, state, wcpu;
 	u64 comm[2];
 	int tid;
 
-	if (!rtm_ld32(&c->waitwork_used))
+	if (!rtm_ld32_acq(&c->waitwork_used))
 		return false;
 	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	start = rtm_ld64(&ch->start);
 	for (i = 0; i < RTM_NWAITWORK; i++) {
 		w = &c->waitwork[i];
-		if (rtm_ld32_acq(&w->state) < 2)
+		if (!rtm_waitwork_waiting(rtm_ld32_acq(&w->state)))
 			continue;
 		st = rtm_ld64(&w->ts);
 		if (st < start)
@@ -337,23 +438,28 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 	for (k = 0; k < n; k++) {
 		w = &c->waitwork[idx[k]];
 		state = rtm_ld32(&w->state);
-		if (state < 2 || !rtm_waitwork_own(w, state))
+		if (!rtm_waitwork_waiting(state) || !rtm_waitwork_own(w, state))
 			continue;	/* taken meanwhile */
+		RTM_TEST_POINT(c, cpu, RTM_TP_ADOPT_OWNED);
 		st = rtm_ld64(&w->ts);
-		tid = st < start ? -1 : rtm_handoff_target(c, b, w->pid, w->tgid,
+		tgid = rtm_ld32(&w->tgid);
+		tid = st < start ? -1 : rtm_handoff_target(c, b, w->pid, tgid,
 							     w->comm, &dl);
 		if (tid < 0) {
-			rtm_st32_rel(&w->state, state);	/* not ours: back */
+			/* not ours: back (ended, if its work_end came meanwhile) */
+			if (!rtm_cas32(&w->state, RTM_WW_OWNED, state))
+				rtm_st32_rel(&w->state, RTM_WW_ENDED);
 			continue;
 		}
 		pid = w->pid;
-		tgid = w->tgid;
 		comm[0] = w->comm[0];
 		comm[1] = w->comm[1];
 		cookie = rtm_ld64(&w->cookie);
-		end = w->end_ts;
 		wcpu = w->cpu < c->p.ncpus ? w->cpu : cpu;
-		rtm_waitwork_free(c, w);
+		if (state == RTM_WW_ENDED) {
+			end = rtm_ld64(&w->end_ts);
+			rtm_waitwork_free(c, w);
+		}
 		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
 		br->pid = pid;
 		br->tgid = tgid;
@@ -372,8 +478,14 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 		rtm_hop_add(c, wcpu, b, RTM_HOP_HANDOFF, RTM_CTX_TASK, pid,
 			    br->comm, st);
 		rtm_count(c, cpu, RTM_C_WORK_HANDOFF);
-		if (state == 2) {
+		if (state == RTM_WW_BEGUN) {
+			/*
+			 * The item stays owned until its cookie branch is in the
+			 * table: a work_end meanwhile marks it, not loses it.
+			 */
 			rtm_work_begin_branch(c, wcpu, b, st, tgid, cookie);
+			RTM_TEST_POINT(c, cpu, RTM_TP_ADOPT_INSERTED);
+			rtm_waitwork_release(c, cpu, w, pid, tgid, cookie, comm);
 			return true;
 		}
 		/* it ended before its pass did: complete it now, at its end */
@@ -391,24 +503,95 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 	return false;
 }
 
-/* Item (tgid, cookie) ends at ts: if still waiting, it waits ended. */
-void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts)
+/* Is an item waiting that was begun at or after start? (a hint) */
+static bool rtm_waitwork_pending(struct rtm_core *c, u64 start)
 {
 	struct rtm_waitwork *w;
 	u32 i;
 
+	if (!rtm_ld32_acq(&c->waitwork_used))
+		return false;
 	for (i = 0; i < RTM_NWAITWORK; i++) {
 		w = &c->waitwork[i];
-		if (rtm_ld32(&w->state) != 2 || rtm_ld64(&w->cookie) != cookie ||
-		    !rtm_waitwork_own(w, 2))
-			continue;
-		if (w->tgid != tgid || rtm_ld64(&w->cookie) != cookie) {
-			rtm_st32_rel(&w->state, 2);
-			continue;
+		if (rtm_waitwork_waiting(rtm_ld32_acq(&w->state)) &&
+		    rtm_ld64(&w->ts) >= start)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * IRQ-thread branch b (owned by the caller) ends its pass having handed
+ * nothing traced on: adopt a waiting item, else park b for a work_begin
+ * to come. Parked, it looks once more for an item (the work_begin may
+ * have published its item while b was being parked, and looked before b
+ * was there), and takes b back to adopt it. Returns false when no
+ * work_end target names its IRQ (b is still the caller's, to close).
+ */
+bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b)
+{
+	u64 start = rtm_ld64(&rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->start);
+	u32 tries = 0;
+	int i;
+
+	if (rtm_waitwork_adopt(c, cpu, b))
+		return true;
+	RTM_TEST_POINT(c, cpu, RTM_TP_PASS_LOOKED);
+	for (;;) {
+		i = rtm_handoff_park(c, cpu, b);
+		if (i < 0)
+			return false;
+		RTM_TEST_POINT(c, cpu, RTM_TP_PASS_PARKED);
+		/* parked (published), then look */
+		rtm_fence_full();
+		/*
+		 * At most twice: an item that is no one's keeps it looking
+		 * (the tick pairs what is left)
+		 */
+		if (++tries > 2 || !rtm_waitwork_pending(c, start) ||
+		    !rtm_cas32(&c->handoff[i], b, 0))
+			return true;	/* parked, or taken meanwhile */
+		rtm_add32(&c->handoff_used, (u32)-1);
+		if (rtm_waitwork_adopt(c, cpu, b))
+			return true;
+	}
+}
+
+/*
+ * Item (tgid, cookie) ends at ts: if still waiting, it waits ended; if a
+ * pass is adopting it (owned), it is marked ended for that pass to see.
+ */
+void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts)
+{
+	struct rtm_waitwork *w;
+	u32 i, s, again;
+
+	for (i = 0; i < RTM_NWAITWORK; i++) {
+		w = &c->waitwork[i];
+		for (again = 0; again < 2; again++) {
+			s = rtm_ld32_acq(&w->state);
+			if ((s != RTM_WW_BEGUN && s != RTM_WW_OWNED) ||
+			    rtm_ld64(&w->cookie) != cookie ||
+			    rtm_ld32(&w->tgid) != tgid)
+				break;
+			if (s == RTM_WW_OWNED) {
+				rtm_st64(&w->end_ts, ts);
+				if (rtm_cas32(&w->state, RTM_WW_OWNED,
+					      RTM_WW_OWNED_ENDED))
+					return;
+				continue;	/* released meanwhile: again */
+			}
+			if (!rtm_waitwork_own(w, RTM_WW_BEGUN))
+				continue;
+			if (rtm_ld32(&w->tgid) != tgid ||
+			    rtm_ld64(&w->cookie) != cookie) {
+				rtm_st32_rel(&w->state, RTM_WW_BEGUN);
+				break;
+			}
+			rtm_st64(&w->end_ts, ts);
+			rtm_st32_rel(&w->state, RTM_WW_ENDED);
+			return;
 		}
-		w->end_ts = ts;
-		rtm_st32_rel(&w->state, 3);
-		return;
 	}
 }
 
@@ -424,7 +607,7 @@ void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all)
 	for (i = 0; i < RTM_NWAITWORK; i++) {
 		w = &c->waitwork[i];
 		state = rtm_ld32(&w->state);
-		if (state < 2)
+		if (!rtm_waitwork_waiting(state))
 			continue;
 		ts = rtm_ld64(&w->ts);
 		if (!all && (now < ts || now - ts <= c->p.max_age_ns))

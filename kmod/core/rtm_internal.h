@@ -220,6 +220,24 @@ extern void (*rtm_test_before_emit)(struct rtm_core *c, u32 cpu);
 #else
 #define RTM_TEST_BEFORE_EMIT(c, cpu) do { } while (0)
 #endif
+/*
+ * Likewise inside the handoff rendezvous (rtm_handoff.c), where the other
+ * side of a race runs in a test (ids: RTM_TP_*).
+ */
+#ifdef RTM_TEST_POINTS
+extern void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
+#define RTM_TEST_POINT(c, cpu, id) \
+	do { if (rtm_test_point) rtm_test_point(c, cpu, id); } while (0)
+#else
+#define RTM_TEST_POINT(c, cpu, id) do { } while (0)
+#endif
+#define RTM_TP_ADOPT_OWNED	1	/* adopt owns a waiting item */
+#define RTM_TP_ADOPT_INSERTED	2	/* ... its cookie branch inserted */
+#define RTM_TP_BEGIN_LOOKED	3	/* work_begin found nothing parked */
+#define RTM_TP_BEGIN_PUBLISHED	4	/* ... its item waits, before it looks */
+#define RTM_TP_PASS_LOOKED	5	/* a pass found no waiting item */
+#define RTM_TP_PASS_PARKED	6	/* ... it is parked, before it looks */
+#define RTM_TP_TICK_TAKEN	7	/* the tick holds a parked branch */
 struct rtm_tgt {
 	u64 comm[2];		/* 0,0 = any */
 	u32 pid, tgid;
@@ -322,15 +340,23 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 
 /*
  * state: 0 free, 1 owned (being written or taken), 2 begun (waiting),
- * 3 ended (work_end came first: end_ts set, still waiting for its pass)
+ * 3 ended (work_end came first: end_ts set, still waiting for its pass),
+ * 4 owned and ended meanwhile (a work_end found it owned: end_ts set; the
+ * owner, releasing it, sees the end and acts on it: rtm_handoff.c)
  */
+#define RTM_WW_FREE		0
+#define RTM_WW_OWNED		1
+#define RTM_WW_BEGUN		2
+#define RTM_WW_ENDED		3
+#define RTM_WW_OWNED_ENDED	4
 struct rtm_waitwork {
 	rtm_a32 state;
-	u32 pid, tgid;		/* read once owned */
+	u32 pid;		/* read once owned */
+	rtm_a32 tgid;		/* likewise; peeked by a work_end */
 	u32 cpu, pad;		/* where the work began */
 	rtm_a64 cookie;		/* peeked while begun or ended */
 	rtm_a64 ts;		/* work_begin, likewise */
-	u64 end_ts;		/* work_end, read once owned */
+	rtm_a64 end_ts;		/* work_end, before state 3 or 4 */
 	u64 comm[2];
 };
 
@@ -579,12 +605,14 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);
-bool rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b);
+bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b);
 void rtm_handoff_tick(struct rtm_core *c, u32 cpu);
+struct rtm_waitwork;
 u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
-		     const char *comm);
-bool rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
-		      u64 cookie, const char *comm);
+		     const char *comm, struct rtm_waitwork *own);
+struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
+				      u32 pid, u32 tgid, u64 cookie,
+				      const char *comm);
 bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
 
 /*
@@ -644,6 +672,8 @@ void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
 void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);
 void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			   u32 tgid, u64 cookie);
+void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
+			 u32 tgid, u64 cookie, const char *comm);
 void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       int target, u64 deadline, u32 pid, u32 tgid,
 		       const u64 *comm);
@@ -654,6 +684,19 @@ static inline bool rtm_branch_done(struct rtm_core *c, u32 b)
 {
 	u32 ci = rtm_ld32(&c->branches[b].chain);
 
+	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
+}
+
+/*
+ * Peek at a branch not owned (in a slot): does it belong to a finished
+ * chain? A hint, re-checked once the branch is owned.
+ */
+static inline bool rtm_peek_done(struct rtm_core *c, u32 b)
+{
+	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
+
+	if (!ci || ci > c->p.nchains)
+		return false;
 	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
 }
 

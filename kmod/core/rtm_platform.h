@@ -36,6 +36,7 @@ typedef atomic64_t rtm_a64;
 #define rtm_add32_rlx(p, v)	((u32)atomic_add_return_relaxed((int)(v), (p)))
 #define rtm_inc64_rlx(p)	atomic64_inc(p)
 #define rtm_fence_acq()		smp_rmb()
+#define rtm_fence_full()	smp_mb()
 /*
  * A gate's plain read (rtm_fast.h): read once, nothing ordered after it;
  * a plain load may be folded into the instruction that tests it (an "or"
@@ -91,6 +92,7 @@ typedef _Atomic u64 rtm_a64;
 #define rtm_st64(p, v)		atomic_store_explicit((p), (v), RTM_RLX)
 #define rtm_st64_rel(p, v)	atomic_store_explicit((p), (v), RTM_REL)
 #define rtm_fence_acq()		atomic_thread_fence(RTM_ACQ)
+#define rtm_fence_full()	atomic_thread_fence(RTM_SC)
 #define rtm_peek32(p)		atomic_load_explicit((p), RTM_RLX)
 #define rtm_peek64(p)		atomic_load_explicit((p), RTM_RLX)
 

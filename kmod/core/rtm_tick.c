@@ -60,16 +60,6 @@ out:
 	rtm_chain_put(c, cpu, ci);
 }
 
-/* Peek: does the branch in this slot belong to a finished chain? */
-static inline bool rtm_peek_done(struct rtm_core *c, u32 b)
-{
-	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
-
-	if (!ci || ci > c->p.nchains)
-		return false;
-	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
-}
-
 static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
 {
 	u32 v = rtm_ld32(slot);

@@ -714,6 +714,8 @@ static void t_misses_only_numbering(void)
 
 /* rtm_complete()'s test point: the control path reuses target 0 */
 void (*rtm_test_before_emit)(struct rtm_core *c, __u32 cpu);
+/* (the handoff's test points: tests/core/test_handoff.c) */
+void (*rtm_test_point)(struct rtm_core *c, __u32 cpu, int id);
 static const struct rtm_target_spec *reuse_spec;
 static unsigned int reuses;
 
