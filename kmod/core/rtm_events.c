@@ -905,6 +905,9 @@ void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		return;
 	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)))
 		rtm_waitwork_end(c, tgid, cookie, ts);
+	/* the common case, no branch of this item: no call */
+	if (!rtm_htab_maybe(&c->cookies, rtm_cookie_tag(tgid, cookie)))
+		return;
 	rtm_work_end_cookie(c, cpu, ts, pid, tgid, cookie, comm);
 }
 
