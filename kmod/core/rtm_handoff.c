@@ -254,6 +254,22 @@ static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
 }
 
 /*
+ * Claim the caller's own waiting item w, begun at ts by tgid: false if a
+ * pass owns or adopted it. (Adopted, its slot may already hold another
+ * task's item: that one is put back untouched.)
+ */
+static bool rtm_waitwork_claim(struct rtm_waitwork *w, u64 ts, u32 tgid)
+{
+	if (!rtm_waitwork_own(w, RTM_WW_BEGUN))
+		return false;
+	if (rtm_ld64(&w->ts) == ts && rtm_ld32(&w->tgid) == tgid)
+		return true;
+	if (!rtm_cas32(&w->state, RTM_WW_OWNED, RTM_WW_BEGUN))
+		rtm_st32_rel(&w->state, RTM_WW_ENDED);	/* ended meanwhile */
+	return false;
+}
+
+/*
  * Task pid begins work carrying no open chain: take the oldest parked
  * branch a work_end target of this task accepts, as the task's branch
  * (hop HANDOFF at ts). Returns it (owned by the caller), or 0.
@@ -287,14 +303,13 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 			rtm_handoff_putback(c, cpu, idx[k], v);
 			continue;
 		}
-		if (own) {
-			if (!rtm_waitwork_own(own, RTM_WW_BEGUN)) {
-				/* a pass adopts it: it needs no other */
-				rtm_handoff_putback(c, cpu, idx[k], v);
-				return 0;
-			}
-			rtm_waitwork_free(c, own);
+		if (own && !rtm_waitwork_claim(own, ts, tgid)) {
+			/* a pass adopts it (or did): it needs no other */
+			rtm_handoff_putback(c, cpu, idx[k], v);
+			return 0;
 		}
+		if (own)
+			rtm_waitwork_free(c, own);
 		br = rtm_br(c, v);
 		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
 		br->pid = pid;

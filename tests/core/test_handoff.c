@@ -358,6 +358,48 @@ static void t_tick_pairs(void)
 }
 
 /*
+ * The work_begin's own item, while it looks after publishing, is adopted
+ * by its pass, and its slot refilled by another task's item; a later pass
+ * is parked. The look must not claim the other task's item as its own
+ * (it would free it and take the pass for an item that has one).
+ */
+static void nested_adopt_refill_park(struct rtm_core *c)
+{
+	pass_blocks(c, 1420);			/* adopts item 1 */
+	rtm_ev_work_begin(c, 1, 1425, RESP + 1, RESP + 1, 2, resp_comm);
+	edge(c, 1430);				/* the next edge */
+	pass_blocks(c, 1800);			/* item 2 predates it: parks */
+}
+
+static void t_own_slot_reused(void)
+{
+	struct rtm_core *c;
+	struct rtm_record r;
+	int n = 0;
+	unsigned int k;
+
+	begin("own_item_slot_reused_before_look");
+	c = mk();
+	edge(c, 1000);
+	arm(RTM_TP_BEGIN_PUBLISHED, nested_adopt_refill_park);
+	work_begin(c, 1400, 1);
+	CHECK(fired == 1);
+	/* the other task's item still waits, the later pass still parked */
+	CHECK(rtm_ld32(&c->waitwork_used) == 1 && rtm_ld32(&c->handoff_used) == 1);
+	CHECK(rtm_ld32(&c->waitwork[0].tgid) == RESP + 1);
+	work_end(c, 1600, 1);
+	for (k = 0; k < 2; k++)
+		while (rtm_core_read(c, k, &r))
+			if (!(r.flags & RTM_REC_F_TIMEOUT)) {
+				n++;
+				CHECK(r.cookie == 1 && r.start_ns == 1000 &&
+				      r.end_ns == 1600);
+			}
+	CHECK(n == 1);
+	end();
+}
+
+/*
  * Edges in a row, each item begun at another point of its pass's end:
  * every item has its own record with its own interrupt's start (a pass
  * left parked used to be taken by the next edge's item: a wrong start).
@@ -438,6 +480,7 @@ int main(void)
 	t_dekker();
 	t_tick();
 	t_tick_pairs();
+	t_own_slot_reused();
 	t_in_a_row();
 	free(mem);
 	return failed;
