@@ -132,25 +132,33 @@ static int rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 	return (int)oldest;
 }
 
+/*
+ * Insert slot i with key k into the n slots of idx[] ordered by key[]
+ * (insertion sort: at most 16 entries, on slow paths only).
+ */
+static void rtm_order_insert(u64 *key, u32 *idx, u32 n, u64 k, u32 i)
+{
+	u32 j;
+
+	for (j = n; j > 0 && key[j - 1] > k; j--) {
+		key[j] = key[j - 1];
+		idx[j] = idx[j - 1];
+	}
+	key[j] = k;
+	idx[j] = i;
+}
+
 /* The parked slots, ordered by their chain's start (hints); their number. */
 static u32 rtm_handoff_sorted(struct rtm_core *c, u32 *idx)
 {
-	u64 start[RTM_NHANDOFF], st;
-	u32 n = 0, i, j, v;
+	u64 start[RTM_NHANDOFF];
+	u32 n = 0, i, v;
 
 	for (i = 0; i < RTM_NHANDOFF; i++) {
 		v = rtm_ld32(&c->handoff[i]);
 		if (!v)
 			continue;
-		st = rtm_handoff_start(c, v);
-		/* insertion into the list ordered by start */
-		for (j = n; j > 0 && start[j - 1] > st; j--) {
-			start[j] = start[j - 1];
-			idx[j] = idx[j - 1];
-		}
-		start[j] = st;
-		idx[j] = i;
-		n++;
+		rtm_order_insert(start, idx, n++, rtm_handoff_start(c, v), i);
 	}
 	return n;
 }
@@ -427,7 +435,7 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 	struct rtm_chain *ch;
 	struct rtm_waitwork *w;
 	u64 start, ts[RTM_NWAITWORK], st, end = 0, cookie, dl;
-	u32 idx[RTM_NWAITWORK], n = 0, i, j, k, pid, tgid, state, wcpu;
+	u32 idx[RTM_NWAITWORK], n = 0, i, k, pid, tgid, state, wcpu;
 	u64 comm[2];
 	int tid;
 
@@ -442,13 +450,7 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 		st = rtm_ld64(&w->ts);
 		if (st < start)
 			continue;	/* begun before this interrupt */
-		for (j = n; j > 0 && ts[j - 1] > st; j--) {
-			ts[j] = ts[j - 1];
-			idx[j] = idx[j - 1];
-		}
-		ts[j] = st;
-		idx[j] = i;
-		n++;
+		rtm_order_insert(ts, idx, n++, st, i);
 	}
 	for (k = 0; k < n; k++) {
 		w = &c->waitwork[idx[k]];
