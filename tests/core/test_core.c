@@ -9,42 +9,8 @@
 
 #include "rtm_core.h"
 #include "rtm_internal.h"	/* rtm_cidx_hash: t_many_targets */
-
-static int failed;
-static const char *cur;
-static char why[256];
-
-#define CHECK(cond) do {						\
-	if (!(cond) && !why[0])						\
-		snprintf(why, sizeof(why), "line %d: %s", __LINE__, #cond); \
-} while (0)
-
-static void begin(const char *name)
-{
-	cur = name;
-	why[0] = 0;
-}
-
-static void end(void)
-{
-	if (why[0]) {
-		printf("FAIL: core_%s: %s\n", cur, why);
-		failed = 1;
-	} else {
-		printf("PASS: core_%s\n", cur);
-	}
-}
-
-static void *mem;
-
-static struct rtm_core *mk(struct rtm_params *p)
-{
-	size_t sz = rtm_core_memsize(p);
-
-	free(mem);
-	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
-	return rtm_core_init(mem, sz, p);
-}
+#define UNIT_PREFIX "core_"
+#include "unit.h"
 
 static struct rtm_core *mk_default(unsigned int ncpus)
 {

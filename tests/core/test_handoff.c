@@ -21,6 +21,8 @@
 
 #include "rtm_core.h"
 #include "rtm_internal.h"
+#define UNIT_PREFIX "handoff_"
+#include "unit.h"
 
 void (*rtm_test_before_emit)(struct rtm_core *c, u32 cpu);
 void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
@@ -31,46 +33,16 @@ void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
 #define MS	1000000ull
 
 static char thr_comm[16] = "irq/28-rtmon-re", resp_comm[16] = "rtmon-gpio-resp";
-static void *mem;
-static int failed;
-static const char *cur;
-static char why[256];
-
-#define CHECK(cond) do {						\
-	if (!(cond) && !why[0])						\
-		snprintf(why, sizeof(why), "line %d: %s", __LINE__, #cond); \
-} while (0)
-
-static void begin(const char *name)
-{
-	cur = name;
-	why[0] = 0;
-}
-
-static void end(void)
-{
-	if (why[0]) {
-		printf("FAIL: handoff_%s: %s\n", cur, why);
-		failed = 1;
-	} else {
-		printf("PASS: handoff_%s\n", cur);
-	}
-}
-
 /* the responder's target: IRQ 28, ends at work_end, 5 ms */
-static struct rtm_core *mk(void)
+static struct rtm_core *mk_handoff(void)
 {
 	struct rtm_params p;
 	struct rtm_target_spec t;
 	struct rtm_core *c;
-	size_t sz;
 
 	rtm_params_default(&p, 2);
 	p.max_age_ns = 10000 * MS;	/* the module's default */
-	sz = rtm_core_memsize(&p);
-	free(mem);
-	mem = aligned_alloc(64, (sz + 63) & ~(size_t)63);
-	c = rtm_core_init(mem, sz, &p);
+	c = mk(&p);
 	memset(&t, 0, sizeof(t));
 	strcpy(t.comm, resp_comm);
 	t.src = RTM_SRC_IRQ;
@@ -187,7 +159,7 @@ static void t_sequential(void)
 	struct rtm_core *c;
 
 	begin("sequential_adopt");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	work_begin(c, 1400, 1);
 	pass_blocks(c, 1500);
@@ -196,7 +168,7 @@ static void t_sequential(void)
 	end();
 
 	begin("sequential_take");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	pass_blocks(c, 1400);
 	work_begin(c, 1500, 1);
@@ -205,7 +177,7 @@ static void t_sequential(void)
 	end();
 
 	begin("sequential_ended_first");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	work_begin(c, 1400, 1);
 	work_end(c, 1450, 1);
@@ -232,7 +204,7 @@ static void t_adopt_vs_end(void)
 
 	for (i = 0; i < 2; i++) {
 		begin(at[i].name);
-		c = mk();
+		c = mk_handoff();
 		edge(c, 1000);
 		work_begin(c, 1400, 1);		/* no chain, nothing parked: waits */
 		arm(at[i].id, nested_end_1450);
@@ -253,48 +225,44 @@ static void t_adopt_vs_end(void)
  */
 static void t_dekker(void)
 {
+	/*
+	 * begin_outside: the work_begin at 1400 is the outer event and the
+	 * pass blocks at 1420 inside it; else the pass blocks at 1400 and
+	 * the work_begin at 1420 runs inside
+	 */
+	static const struct {
+		const char *name;
+		int id;
+		int begin_outside;
+	} at[] = {
+		{ "B_pass_parks_between_begin_look_and_publish",
+		  RTM_TP_BEGIN_LOOKED, 1 },
+		{ "B_begin_publishes_between_pass_look_and_park",
+		  RTM_TP_PASS_LOOKED, 0 },
+		/* both published, each looks in the other's window */
+		{ "B_begin_inside_pass_parked_window", RTM_TP_PASS_PARKED, 0 },
+		{ "B_pass_inside_begin_published_window",
+		  RTM_TP_BEGIN_PUBLISHED, 1 },
+	};
 	struct rtm_core *c;
+	unsigned int i;
 
-	begin("B_pass_parks_between_begin_look_and_publish");
-	c = mk();
-	edge(c, 1000);
-	arm(RTM_TP_BEGIN_LOOKED, nested_block_1420);
-	work_begin(c, 1400, 1);
-	CHECK(fired == 1);
-	work_end(c, 1600, 1);
-	check_one(c, 1, 1000, 1600);
-	end();
-
-	begin("B_begin_publishes_between_pass_look_and_park");
-	c = mk();
-	edge(c, 1000);
-	arm(RTM_TP_PASS_LOOKED, nested_begin_1420);
-	pass_blocks(c, 1400);
-	CHECK(fired == 1);
-	work_end(c, 1600, 1);
-	check_one(c, 1, 1000, 1600);
-	end();
-
-	/* both published, each looks in the other's window */
-	begin("B_begin_inside_pass_parked_window");
-	c = mk();
-	edge(c, 1000);
-	arm(RTM_TP_PASS_PARKED, nested_begin_1420);
-	pass_blocks(c, 1400);
-	CHECK(fired == 1);
-	work_end(c, 1600, 1);
-	check_one(c, 1, 1000, 1600);
-	end();
-
-	begin("B_pass_inside_begin_published_window");
-	c = mk();
-	edge(c, 1000);
-	arm(RTM_TP_BEGIN_PUBLISHED, nested_block_1420);
-	work_begin(c, 1400, 1);
-	CHECK(fired == 1);
-	work_end(c, 1600, 1);
-	check_one(c, 1, 1000, 1600);
-	end();
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		begin(at[i].name);
+		c = mk_handoff();
+		edge(c, 1000);
+		if (at[i].begin_outside) {
+			arm(at[i].id, nested_block_1420);
+			work_begin(c, 1400, 1);
+		} else {
+			arm(at[i].id, nested_begin_1420);
+			pass_blocks(c, 1400);
+		}
+		CHECK(fired == 1);
+		work_end(c, 1600, 1);
+		check_one(c, 1, 1000, 1600);
+		end();
+	}
 }
 
 /*
@@ -307,7 +275,7 @@ static void t_tick(void)
 	struct rtm_core *c;
 
 	begin("C_tick_keeps_live_pass_parked");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	pass_blocks(c, 1400);
 	CHECK(rtm_ld32(&c->handoff_used) == 1);
@@ -334,7 +302,7 @@ static void t_tick_pairs(void)
 
 	tick_pairs = 1;
 	begin("tick_pairs_left_apart_begun");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	pass_blocks(c, 1400);		/* parked */
 	/* the item a work_begin published whose look missed the pass */
@@ -347,7 +315,7 @@ static void t_tick_pairs(void)
 	end();
 
 	begin("tick_pairs_left_apart_ended");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	pass_blocks(c, 1400);
 	CHECK(rtm_waitwork_add(c, 1, 1500, RESP, RESP, 1, resp_comm) != NULL);
@@ -379,7 +347,7 @@ static void t_own_slot_reused(void)
 	unsigned int k;
 
 	begin("own_item_slot_reused_before_look");
-	c = mk();
+	c = mk_handoff();
 	edge(c, 1000);
 	arm(RTM_TP_BEGIN_PUBLISHED, nested_adopt_refill_park);
 	work_begin(c, 1400, 1);
@@ -423,7 +391,7 @@ static void t_in_a_row(void)
 	u64 t0;
 
 	begin("edges_in_a_row");
-	c = mk();
+	c = mk_handoff();
 	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		t0 = (u64)(i + 1) * 6 * MS;
 		row_cookie = i + 1;
