@@ -262,6 +262,16 @@ static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
 }
 
 /*
+ * Put owned slot w back into waiting state st (begun or ended), or ended
+ * if a work_end marked it meanwhile (state 4: end_ts is set).
+ */
+static void rtm_waitwork_putback(struct rtm_waitwork *w, u32 st)
+{
+	if (!rtm_cas32(&w->state, RTM_WW_OWNED, st))
+		rtm_st32_rel(&w->state, RTM_WW_ENDED);
+}
+
+/*
  * Claim the caller's own waiting item w, begun at ts by tgid: false if a
  * pass owns or adopted it. (Adopted, its slot may already hold another
  * task's item: that one is put back untouched.)
@@ -272,8 +282,7 @@ static bool rtm_waitwork_claim(struct rtm_waitwork *w, u64 ts, u32 tgid)
 		return false;
 	if (rtm_ld64(&w->ts) == ts && rtm_ld32(&w->tgid) == tgid)
 		return true;
-	if (!rtm_cas32(&w->state, RTM_WW_OWNED, RTM_WW_BEGUN))
-		rtm_st32_rel(&w->state, RTM_WW_ENDED);	/* ended meanwhile */
+	rtm_waitwork_putback(w, RTM_WW_BEGUN);
 	return false;
 }
 
@@ -463,9 +472,7 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 		tid = st < start ? -1 : rtm_handoff_target(c, b, w->pid, tgid,
 							     w->comm, &dl);
 		if (tid < 0) {
-			/* not ours: back (ended, if its work_end came meanwhile) */
-			if (!rtm_cas32(&w->state, RTM_WW_OWNED, state))
-				rtm_st32_rel(&w->state, RTM_WW_ENDED);
+			rtm_waitwork_putback(w, state);	/* not ours */
 			continue;
 		}
 		pid = w->pid;
