@@ -926,9 +926,8 @@ void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	u64 wcomm[2], dl;
 	int tid;
 
+	/* (rtm_ev_work_end checked rtm_htab_maybe before the call) */
 	tag = rtm_cookie_tag(tgid, cookie);
-	if (!rtm_htab_maybe(&c->cookies, tag))
-		return;
 	b = rtm_htab_take(&c->cookies, tag);
 	if (!b)
 		return;

@@ -607,7 +607,6 @@ void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);
 bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b);
 void rtm_handoff_tick(struct rtm_core *c, u32 cpu);
-struct rtm_waitwork;
 u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		     const char *comm, struct rtm_waitwork *own);
 struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
