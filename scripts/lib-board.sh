@@ -78,6 +78,21 @@ deb_dep_of() {
 	echo "$dep"
 }
 
+# deb_download PKG=VER: download one package into the cache's debs/. A
+# mirror caught mid-sync refuses a file for a while: three tries, a pause
+# between them, and apt's own message on the last failure.
+deb_download() {
+	local spec=$1 debs=$RTMON_CACHE/debs try err
+	mkdir -p "$debs"
+	echo "fetching ${spec%%=*} ${spec#*=}" >&2
+	for try in 1 2 3; do
+		err=$( (cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$spec") 2>&1) && return 0
+		[ "$try" = 3 ] || sleep $((try * 10))
+	done
+	echo "$err" >&2
+	die "apt-get download $spec failed (3 tries)"
+}
+
 deb_candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2; exit}'
 }
@@ -92,10 +107,7 @@ source_deb() {
 	if [ -z "$deb" ]; then
 		sver=$(deb_candidate "$spkg")
 		[ -n "$sver" ] || die "no candidate version of $spkg in $BOARD_SUITE"
-		mkdir -p "$debs"
-		echo "fetching $spkg $sver" >&2
-		(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$spkg=$sver") >&2 ||
-			die "apt-get download $spkg=$sver failed"
+		deb_download "$spkg=$sver"
 		deb=$debs/${spkg}_${sver/:/%3a}_all.deb
 		[ -f "$deb" ] || die "apt-get download left no $deb"
 	fi
@@ -167,9 +179,7 @@ deb_fetch() {
 		arch=${arch#:}
 		f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$f" ]; then
-			echo "fetching $pkg $ver" >&2
-			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
-				die "apt-get download $pkg=$ver failed"
+			deb_download "$pkg=$ver"
 			f=$(ls "$debs/${name}_${ver/:/%3a}_"${arch:-*}.deb | head -n1)
 		fi
 		dpkg-deb -x "$f" "$dir" || die "dpkg-deb -x $f failed"
@@ -255,9 +265,7 @@ board_fetch_kernel() {
 		debs=$RTMON_CACHE/debs
 		mkdir -p "$debs"
 		if ! ls "$debs/${pkg%%:*}_${ver/:/%3a}_"*.deb >/dev/null 2>&1; then
-			echo "fetching $pkg $ver" >&2
-			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
-				die "apt-get download $pkg=$ver failed"
+			deb_download "$pkg=$ver"
 		fi
 		rm -rf "$dir.tmp"
 		mkdir -p "$dir.tmp"
@@ -524,9 +532,7 @@ suite_deb_get() {
 		pkg=${spec%%=*} ver=${spec#*=} name=${spec%%[:=]*}
 		f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$f" ]; then
-			echo "fetching $pkg $ver" >&2
-			(cd "$debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver") >&2 ||
-				die "apt-get download $pkg=$ver failed"
+			deb_download "$pkg=$ver"
 			f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb | head -n1 || true)
 		fi
 		dpkg-deb -x "$f" "$dir" || die "dpkg-deb -x $f failed"
