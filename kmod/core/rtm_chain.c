@@ -36,6 +36,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	rtm_st32(&ch->ref, 1);
 	rtm_st32(&ch->nhops, 1);
 	rtm_st32(&ch->xflags, 0);
+	rtm_st32(&ch->cand, 0);
+	rtm_st32(&ch->overdue_tgt, RTM_TARGET_NONE);
 	rtm_st64(&ch->start, start);
 	ch->source = source;
 	ch->kind = (u8)kind;
@@ -204,45 +206,56 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 }
 
 /*
- * An IRQ thread already awake gets a new interrupt's branch b (old: the
+ * An IRQ thread already awake gets a new interrupt's branch (old: the
  * branch of its pass under way or pending, owned by the caller). The
- * kernel runs the thread's handler again after the pass under way, so:
+ * kernel runs the thread's handler again after the pass under way, so
+ * old's pass is over, as far as its chain goes, when:
  * - old's chain is done, or old has handed its work on (woke the task
- *   that processes it, raised a softirq: RTM_BF_HANDED), so its pass is
- *   over as far as the chain goes: b takes over (old closed; its chain
- *   goes on in the branches it forked);
+ *   that processes it, raised a softirq: RTM_BF_HANDED): old is closed
+ *   (its chain goes on in the branches it forked);
  * - an awake task has begun old's item already (it preempted the thread
  *   after the item was queued: the item waits, rtm_handoff.c): old's pass
  *   handed it on, untraced; old adopts it now (as it would when the pass
- *   blocks) and b takes over. Coalescing here lost the item's chain, and
- *   gave b's item the older chain's start (CI: gpio-loopback, priority 80,
- *   an edge without a record);
- * - else the thread has not handled old's interrupt yet and will handle
- *   both in one pass: old is kept, b's interrupt is coalesced into it
- *   (record flag COALESCED, counted: that interrupt has no record).
- * Returns the branch kept; the other is freed (or, adopting, consumed).
+ *   blocks).
+ * True then (old consumed); false when the thread has not handled old's
+ * interrupt yet and will handle both in one pass (rtm_pass_coalesce()).
  */
-u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
+bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old)
 {
-	struct rtm_chain *ch;
-
 	if (rtm_branch_done(c, old)) {
 		rtm_branch_free(c, cpu, old, RTM_C_BR_PRUNED);
-		return b;
+		return true;
 	}
 	if (rtm_br(c, old)->flags & RTM_BF_HANDED) {
 		rtm_branch_free(c, cpu, old, RTM_C_BR_CLOSED);
-		return b;
+		return true;
 	}
-	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)) &&
-	    (rtm_br(c, old)->flags & RTM_BF_IRQTHREAD) &&
-	    rtm_waitwork_adopt(c, cpu, old))
-		return b;
-	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, old)->chain));
+	return rtm_unlikely(rtm_ld32(&c->waitwork_used)) &&
+	       (rtm_br(c, old)->flags & RTM_BF_IRQTHREAD) &&
+	       rtm_waitwork_adopt(c, cpu, old);
+}
+
+/*
+ * Both interrupts in old's pass: old is kept (its chain started first),
+ * b's interrupt is coalesced into it (record flag COALESCED, counted: that
+ * interrupt has no record); b is freed.
+ */
+void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, old)->chain));
+
 	if (!(rtm_ld32(&ch->xflags) & RTM_CX_COALESCED))
 		rtm_or32(&ch->xflags, RTM_CX_COALESCED);
 	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
 	rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
+}
+
+/* The pass of rtm_pass_over(): returns the branch kept, the other freed. */
+u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
+{
+	if (rtm_pass_over(c, cpu, old))
+		return b;
+	rtm_pass_coalesce(c, cpu, old, b);
 	return old;
 }
 
@@ -480,7 +493,8 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 	start = rtm_ld64(&ch->start);
 	if (dl && ts > start && ts - start > dl)
 		flags |= RTM_REC_F_DEADLINE_MISS;
-	if (s & RTM_CS_OVERDUE)
+	/* late for the target it completes for, as reported */
+	if ((s & RTM_CS_OVERDUE) && rtm_ld32(&ch->overdue_tgt) == (u32)target)
 		flags |= RTM_REC_F_WAS_OVERDUE;
 	rtm_count(c, cpu, RTM_C_COMPLETED);
 	RTM_TEST_BEFORE_EMIT(c, cpu);

@@ -164,27 +164,47 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 
 /*
  * Branch b, handed to the next pass of IRQ thread pid running on run_cpu:
- * exchanged into that cpu's running-task slot (rtm_pass_merge with the
- * thread's branch there). A slot holding another task's branch means the
- * thread left that cpu meanwhile: b waits in the task table instead. The
- * slot is empty for a moment while its branch is decided on; an event of
- * that cpu in that moment finds no branch (another cpu's slot is never
- * borrowed longer than that).
+ * exchanged into that cpu's running-task slot, whose branch (the thread's
+ * pass under way) is then merged with it (rtm_pass_over()). The slot is
+ * never left empty, so the thread's switch-out there always finds a
+ * branch of it. A slot holding another task's branch means the thread left
+ * that cpu meanwhile: b waits in the task table instead.
  */
 static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
 			     u32 run_cpu)
 {
 	rtm_a32 *slot = &c->cpus[run_cpu].task_cur;
-	u32 old = rtm_xchg32(slot, 0);
+	u32 old = rtm_ld32(slot);
 
-	if (old && rtm_br(c, old)->pid != pid) {
-		rtm_slot_putback(c, cpu, slot, old);
-		rtm_task_put_pass(c, cpu, pid, b);
+	for (;;) {
+		if (old && rtm_racy32(&rtm_br(c, old)->pid) != pid) {
+			rtm_task_put_pass(c, cpu, pid, b);
+			return;
+		}
+		if (rtm_cas32(slot, old, b))
+			break;
+		old = rtm_ld32(slot);
+	}
+	if (!old)
+		return;
+	if (rtm_unlikely(rtm_br(c, old)->pid != pid)) {
+		/* the peek raced a reuse of old: give the slot back */
+		if (rtm_cas32(slot, b, old))
+			rtm_task_put_pass(c, cpu, pid, b);
+		else
+			rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
 		return;
 	}
-	if (old)
-		b = rtm_pass_merge(c, cpu, old, b);
-	rtm_slot_putback(c, cpu, slot, b);
+	if (rtm_pass_over(c, cpu, old))
+		return;
+	/* one pass handles both interrupts: old's chain, started first */
+	if (rtm_cas32(slot, b, old)) {
+		rtm_pass_coalesce(c, cpu, old, b);
+		return;
+	}
+	/* the thread's cpu took b meanwhile: old's interrupt goes with it */
+	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
+	rtm_branch_free(c, cpu, old, RTM_C_BR_MERGED);
 }
 
 void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
@@ -436,21 +456,26 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu);
 
 /*
- * Branch b woke a task whose comm a broad-source target may want: its
- * chain may be reported overdue for that target (rtm_tick). A hint, read
- * without the target set's retry loop. (Not for IRQ threads: a target of
- * an IRQ's own chains names the IRQ, and takes all of them.)
+ * Branch b woke its task (not an IRQ thread): the chain is now late only
+ * for the task targets whose whole filter that task, or another it woke,
+ * passes (rtm_target_chain_deadline()). The comm filter of all task
+ * targets skips the look-up for tasks no target may want.
  */
-static inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
+static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
 {
 	struct rtm_branch *br = rtm_br(c, b);
-	struct rtm_chain *ch;
-
-	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(br->comm)))
-		return;
 	/* the chain's line is already ours: rtm_hop_add just reserved a hop */
-	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	rtm_or32(&ch->xflags, RTM_CX_CANDIDATE);
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	u32 cand;
+
+	if (!(rtm_ld32(&ch->xflags) & RTM_CX_WOKE))
+		rtm_or32(&ch->xflags, RTM_CX_WOKE);
+	if (!(rtm_ld64(&c->tg.bloom_task) & rtm_comm_bit(br->comm)))
+		return;
+	cand = rtm_target_candidates(c, ch->kind, ch->source, br->pid,
+				     br->tgid, br->comm);
+	if (cand & ~rtm_ld32(&ch->cand))
+		rtm_or32(&ch->cand, cand);
 }
 
 /*
@@ -514,14 +539,17 @@ static rtm_always_inline int rtm_end_target(struct rtm_core *c,
  * follow. A switch_in target is reached now; otherwise nb becomes the
  * task's current branch there, replacing the branch of the chain it was
  * running for (that chain's work is what the task leaves for the new one;
- * its other branches, e.g. a work cookie, go on). Another cpu's slot is
- * only exchanged, never borrowed: if its owner holds the old branch at
- * this moment, its put-back finds nb and drops the old one as stale.
+ * its other branches, e.g. a work cookie, go on). That cpu may have
+ * switched to another task meanwhile: a branch of another task in its slot
+ * is never touched (nb waits in the task table: the task's switch_in comes
+ * after this wakeup). An empty slot cannot tell; the switch-out of the
+ * task found there then drops nb as stale.
  */
 static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu)
 {
 	struct rtm_branch *br = rtm_br(c, nb);
+	rtm_a32 *slot = &c->cpus[run_cpu].task_cur;
 	u32 old, pid;
 	int tid;
 	u64 dl;
@@ -534,10 +562,28 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 	}
 	pid = br->pid;	/* nb belongs to run_cpu's slot once published */
 	br->flags |= RTM_BF_RUNWAKE;
-	old = rtm_xchg32(&c->cpus[run_cpu].task_cur, nb);
-	if (old)
-		rtm_branch_free(c, cpu, old, rtm_br(c, old)->pid == pid ?
-				RTM_C_BR_MERGED : RTM_C_BR_STALE);
+	old = rtm_ld32(slot);
+	for (;;) {
+		if (old && rtm_racy32(&rtm_br(c, old)->pid) != pid)
+			goto left;
+		if (rtm_cas32(slot, old, nb))
+			break;
+		old = rtm_ld32(slot);
+	}
+	if (!old)
+		return;
+	if (rtm_likely(rtm_br(c, old)->pid == pid)) {
+		rtm_branch_free(c, cpu, old, RTM_C_BR_MERGED);
+		return;
+	}
+	/* the peek raced a reuse of old: give the slot back */
+	if (!rtm_cas32(slot, nb, old)) {
+		rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
+		return;
+	}
+left:
+	br->flags &= ~RTM_BF_RUNWAKE;
+	rtm_task_put(c, cpu, pid, nb);
 }
 
 /*

@@ -281,6 +281,8 @@ struct rtm_tset {
 	u64 irq_any;			/* some target accepts any irq */
 	u64 bloom[RTM_END_NR];		/* comm filter per end condition */
 	u64 irq_bits[RTM_MAX_IRQ / 64];
+	u32 comm_task[64];		/* by rtm_comm_idx(): the task targets
+					 * a task of that comm hash may pass */
 	struct rtm_tgt t[RTM_MAX_TARGETS];
 	struct rtm_cidx cidx[RTM_CIDX_SLOTS];
 };
@@ -297,6 +299,9 @@ struct rtm_targets {
 	rtm_a64 bloom_broad;		/* comm filter of the task targets of
 					 * broad sources (any IRQ, timers): a
 					 * hint for the hot path */
+	rtm_a64 bloom_task;		/* comm filter of all task targets:
+					 * a woken task may be a candidate
+					 * (rtm_mark_candidate()) */
 	rtm_a64 bloom_kind[2];		/* comm filter of the task targets an
 					 * IRQ's chain ([0]) or a timer's ([1])
 					 * may end at (rtm_may_reach()) */
@@ -368,9 +373,8 @@ struct rtm_waitwork {
 #define RTM_CX_MERGED		RTM_REC_F_MERGED
 #define RTM_CX_COALESCED	RTM_REC_F_COALESCED
 #define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | RTM_CX_COALESCED)
-#define RTM_CX_CANDIDATE	0x80000000u	/* woke a task that may be a
-						 * target's (bloom_broad): may
-						 * be overdue; not a record flag */
+#define RTM_CX_WOKE		0x80000000u	/* woke a task other than an
+						 * IRQ thread; not a record flag */
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -379,9 +383,13 @@ struct rtm_chain {
 	rtm_a32 xflags;
 	rtm_a64 start;
 	u64 source;
-	u32 pad0;
+	rtm_a32 cand;		/* bit per task target whose whole filter
+				 * a task the chain woke passes: the only
+				 * task targets it may be overdue for */
+	rtm_a32 overdue_tgt;	/* the target of the TIMEOUT record, set
+				 * before RTM_CS_OVERDUE */
 	u8 kind;
-	u8 pad[3];
+	u8 pad[7];
 	struct rtm_hop hops[];
 };
 
@@ -546,9 +554,14 @@ void rtm_targets_init(struct rtm_core *c);
  * Quick reject before rtm_target_match(): one bit per target comm (all
  * bits if some target of that end condition has no comm filter).
  */
+static inline u32 rtm_comm_idx(const u64 *comm)
+{
+	return (comm[0] * 0x9e3779b97f4a7c15ull) >> 58;
+}
+
 static inline u64 rtm_comm_bit(const u64 *comm)
 {
-	return 1ull << ((comm[0] * 0x9e3779b97f4a7c15ull) >> 58);
+	return 1ull << rtm_comm_idx(comm);
 }
 
 static inline bool rtm_target_maybe(const struct rtm_tset *ts, u32 end,
@@ -568,7 +581,8 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		     u64 source, u32 pid, u32 tgid, const u64 *comm);
 int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       bool candidate, u64 *deadline, u32 *target);
+			       u32 cand, bool woke, u64 *deadline,
+			       u32 *target);
 u64 rtm_target_min_deadline(struct rtm_core *c);
 
 /*
@@ -589,6 +603,58 @@ static inline bool rtm_tset_retry(struct rtm_core *c, u32 seq)
 	return rtm_ld32(&c->tg.seq) != seq;
 }
 
+u32 rtm_comm_targets(const struct rtm_tset *ts, const u64 *comm);
+
+/* A timer chain's source carries its timer kind (rtm_timer_source). */
+static rtm_always_inline bool rtm_src_ok(const struct rtm_tgt *t, u32 kind, u64 source)
+{
+	if (!(t->kinds & (1u << kind)))
+		return false;
+	if (kind == RTM_KIND_TIMER)
+		return (t->tkinds >> ((source >> 32) & 31)) & 1;
+	return t->src != RTM_SRC_IRQ || source == t->irq;
+}
+
+/* Target t's task filter passes the task, its source filter the chain. */
+static rtm_always_inline bool rtm_task_ok(const struct rtm_tgt *t, u32 kind,
+					  u64 source, u32 pid, u32 tgid,
+					  const u64 *comm)
+{
+	/* branch-free: cheaper here than rtm_comm_eq() (callgrind) */
+	if (t->has_comm &&
+	    (!comm || ((t->comm[0] ^ comm[0]) | (t->comm[1] ^ comm[1]))))
+		return false;
+	if ((t->pid && t->pid != pid) || (t->tgid && t->tgid != tgid))
+		return false;
+	return rtm_src_ok(t, kind, source);
+}
+
+/*
+ * The task targets whose whole filter (task and chain source) a task woken
+ * on a chain passes: the targets the chain may be late for.
+ */
+static rtm_always_inline u32 rtm_target_candidates(struct rtm_core *c,
+						   u32 kind, u64 source,
+						   u32 pid, u32 tgid,
+						   const u64 *comm)
+{
+	const struct rtm_tset *ts;
+	u32 seq, mask, i, cand, ci = rtm_comm_idx(comm);
+
+	do {
+		ts = rtm_tset_begin(c, &seq);
+		mask = ts->comm_task[ci];
+		cand = 0;
+		while (mask) {
+			i = rtm_ctz32(mask);
+			mask &= mask - 1;
+			if (rtm_task_ok(&ts->t[i], kind, source, pid, tgid, comm))
+				cand |= 1u << i;
+		}
+	} while (rtm_tset_retry(c, seq));
+	return cand;
+}
+
 /* rtm_chain.c: chain and branch life cycle, shared by events and tick */
 u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 		    u64 start, u32 hop_type, u32 hop_pid);
@@ -604,6 +670,8 @@ void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old);
+void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b);
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);
 bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b);
 void rtm_handoff_tick(struct rtm_core *c, u32 cpu);

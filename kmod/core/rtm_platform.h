@@ -57,6 +57,11 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 
 #define rtm_likely(x)		likely(x)
 #define rtm_unlikely(x)		unlikely(x)
+/*
+ * A field of an object another cpu may own and rewrite this moment (a
+ * branch in another cpu's slot): a hint, validated by a CAS after it.
+ */
+#define rtm_racy32(p)		data_race(READ_ONCE(*(p)))
 #define rtm_noinline		noinline
 #define rtm_always_inline	__always_inline
 #define rtm_cacheline_aligned	__aligned(64)
@@ -137,6 +142,17 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
 {
 	return atomic_compare_exchange_strong_explicit(p, &old, new, RTM_SC,
 						       RTM_RLX);
+}
+
+/* (see the kernel's rtm_racy32: a racy read on purpose, not for TSan) */
+#if defined(__clang__)
+__attribute__((__no_sanitize__("thread")))
+#else
+__attribute__((__no_sanitize_thread__))
+#endif
+static inline u32 rtm_racy32(const u32 *p)
+{
+	return *(const volatile u32 *)p;
 }
 
 #define rtm_likely(x)		__builtin_expect(!!(x), 1)

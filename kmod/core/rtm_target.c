@@ -50,7 +50,7 @@ static void rtm_cidx_add(struct rtm_tset *m, const u64 *comm, u32 i)
  * looks only at these, not at every target the bloom word lets through
  * (a 64-bit filter of 32 comms passes a comm in about 4 cases of 10).
  */
-static u32 rtm_comm_targets(const struct rtm_tset *ts, const u64 *comm)
+u32 rtm_comm_targets(const struct rtm_tset *ts, const u64 *comm)
 {
 	const struct rtm_cidx *e;
 	u32 h, n;
@@ -76,8 +76,8 @@ static void rtm_targets_publish(struct rtm_core *c)
 {
 	struct rtm_tset *m = &c->tg.master;
 	const struct rtm_tgt *t;
-	u64 broad = 0, kind[2] = { 0, 0 }, bit;
-	u32 i, handoff_irq = 0;
+	u64 broad = 0, task = 0, kind[2] = { 0, 0 }, bit;
+	u32 i, k, handoff_irq = 0;
 
 	m->active = 0;
 	m->irqonly = 0;
@@ -88,6 +88,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 	memset(m->end_mask, 0, sizeof(m->end_mask));
 	memset(m->bloom, 0, sizeof(m->bloom));
 	memset(m->irq_bits, 0, sizeof(m->irq_bits));
+	memset(m->comm_task, 0, sizeof(m->comm_task));
 	for (i = 0; i < RTM_MAX_TARGETS; i++) {
 		t = &m->t[i];
 		if (!t->has_task && !t->src)
@@ -107,6 +108,10 @@ static void rtm_targets_publish(struct rtm_core *c)
 				m->bloom[t->end] = ~0ull;
 			bit = t->comm[0] | t->comm[1] ?
 			      rtm_comm_bit(t->comm) : ~0ull;
+			task |= bit;
+			for (k = 0; k < 64; k++)
+				if (bit & (1ull << k))
+					m->comm_task[k] |= 1u << i;
 			if (t->src != RTM_SRC_IRQ)
 				broad |= bit;
 			if (t->src != RTM_SRC_TIMER)
@@ -124,6 +129,7 @@ static void rtm_targets_publish(struct rtm_core *c)
 			m->irq_bits[t->irq / 64] |= 1ull << (t->irq % 64);
 	}
 	rtm_st64(&c->tg.bloom_broad, broad);
+	rtm_st64(&c->tg.bloom_task, task);
 	rtm_st64(&c->tg.bloom_kind[0], kind[0]);
 	rtm_st64(&c->tg.bloom_kind[1], kind[1]);
 	rtm_st32(&c->tg.handoff_irq, handoff_irq);
@@ -187,21 +193,10 @@ int rtm_core_clear_target(struct rtm_core *c, u32 id)
 	return 0;
 }
 
-/* A timer chain's source carries its timer kind (rtm_timer_source). */
-static inline bool rtm_src_ok(const struct rtm_tgt *t, u32 kind, u64 source)
-{
-	if (!(t->kinds & (1u << kind)))
-		return false;
-	if (kind == RTM_KIND_TIMER)
-		return (t->tkinds >> ((source >> 32) & 31)) & 1;
-	return t->src != RTM_SRC_IRQ || source == t->irq;
-}
-
 /* First target in mask matching the task and the chain source, or -1. */
 int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		     u64 source, u32 pid, u32 tgid, const u64 *comm)
 {
-	const struct rtm_tgt *t;
 	u32 i;
 
 	/* several to try: only those whose comm filter passes */
@@ -210,16 +205,8 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 	while (mask) {
 		i = rtm_ctz32(mask);
 		mask &= mask - 1;
-		t = &ts->t[i];
-		/* branch-free: cheaper here than rtm_comm_eq() (callgrind) */
-		if (t->has_comm &&
-		    (!comm || ((t->comm[0] ^ comm[0]) | (t->comm[1] ^ comm[1]))))
-			continue;
-		if ((t->pid && t->pid != pid) || (t->tgid && t->tgid != tgid))
-			continue;
-		if (!rtm_src_ok(t, kind, source))
-			continue;
-		return (int)i;
+		if (rtm_task_ok(&ts->t[i], kind, source, pid, tgid, comm))
+			return (int)i;
 	}
 	return -1;
 }
@@ -238,17 +225,17 @@ int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source)
 	return -1;
 }
 
-/* Smallest non-zero deadline among targets accepting the source. */
 /*
- * The smallest deadline among targets accepting this chain source, for an
- * overdue report. A task target of a broad source (any IRQ, timers) counts
- * only for a candidate chain, one that woke a task its comm filter may
- * match: any other open chain (a disk or network interrupt's, say) is not
- * late for it. Targets of one IRQ, and IRQ-only targets, take every chain
- * of their IRQ.
+ * The smallest deadline among the targets an open chain may be late for,
+ * for its overdue report. A task target counts only when a task the chain
+ * woke passed its whole filter (cand): another task's chain (a disk
+ * interrupt's, another process's sleep) is not its miss. A task target of
+ * one IRQ also counts while its IRQ's own handling holds the chain up
+ * (nothing but the IRQ thread woken yet: !woke). IRQ-only targets take
+ * every chain of their IRQ.
  */
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       bool candidate, u64 *deadline, u32 *target)
+			       u32 cand, bool woke, u64 *deadline, u32 *target)
 {
 	const struct rtm_tset *ts;
 	u32 seq, mask, i;
@@ -266,8 +253,8 @@ void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 			if (!ts->t[i].deadline ||
 			    !rtm_src_ok(&ts->t[i], kind, source))
 				continue;
-			if (ts->t[i].has_task && ts->t[i].src != RTM_SRC_IRQ &&
-			    !candidate)
+			if (ts->t[i].has_task && !(cand & (1u << i)) &&
+			    (ts->t[i].src != RTM_SRC_IRQ || woke))
 				continue;
 			if (!best || ts->t[i].deadline < best) {
 				best = ts->t[i].deadline;

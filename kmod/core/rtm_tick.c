@@ -37,8 +37,12 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 	if (overdue) {
 		/* the smallest deadline among targets accepting this source */
 		rtm_target_chain_deadline(c, ch->kind, ch->source,
-					  rtm_ld32(&ch->xflags) & RTM_CX_CANDIDATE,
+					  rtm_ld32(&ch->cand),
+					  rtm_ld32(&ch->xflags) & RTM_CX_WOKE,
 					  &dl, &dlt);
+		/* a completion that sees OVERDUE sees the target too */
+		if (dl && age > dl)
+			rtm_st32(&ch->overdue_tgt, dlt);
 		if (dl && age > dl &&
 		    rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
 			rtm_count(c, cpu, RTM_C_OVERDUE);
@@ -91,10 +95,20 @@ static void rtm_tick_bucket_way(struct rtm_core *c, u32 cpu,
 	}
 }
 
-static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k)
+static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, bool all)
 {
 	struct rtm_cpu *pc = &c->cpus[k];
 	u32 i;
+
+	/*
+	 * At a stop, a timer callback's pending expiry whose exit will never
+	 * be seen: left there, the next start's first wakeup in that context
+	 * would begin a chain at that old expiry.
+	 */
+	if (all) {
+		rtm_cas32(&pc->hi_timer, RTM_TPEND, 0);
+		rtm_cas32(&pc->si_timer, RTM_TPEND, 0);
+	}
 
 	rtm_tick_slot(c, cpu, &pc->hi_cur);
 	rtm_tick_slot(c, cpu, &pc->hi_timer);
@@ -212,7 +226,7 @@ int rtm_tick_run(struct rtm_core *c, __u32 cpu, struct rtm_tick_pos *t,
 			rtm_tick_chain(c, cpu, t->i, t->now, t->min_dl, all);
 			break;
 		case RTM_TICK_SLOTS:
-			rtm_tick_cpu_slots(c, cpu, t->i);
+			rtm_tick_cpu_slots(c, cpu, t->i, all);
 			break;
 		case RTM_TICK_HANDOFF:
 			rtm_handoff_tick(c, cpu);

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * test_verdict.c - a record is charged only to a target its chain earned:
+ * overdue reports go to a target whose whole filter a task of the chain
+ * passed, WAS_OVERDUE marks only the target reported, a wakeup racing a
+ * switch never frees another task's branch, and a stop inside a timer
+ * callback leaves nothing for the next start.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtm_core.h"
+#include "rtm_internal.h"
+#define UNIT_PREFIX "verdict_"
+#include "unit.h"
+
+/* the core's test hooks (built with -DRTM_TEST_POINTS) */
+void (*rtm_test_before_emit)(struct rtm_core *c, u32 cpu);
+void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
+
+#define US	1000ull
+#define MS	1000000ull
+
+static struct rtm_core *mk_cpus(unsigned int ncpus)
+{
+	struct rtm_params p;
+
+	rtm_params_default(&p, ncpus);
+	p.max_age_ns = 100 * MS;
+	return mk(&p);
+}
+
+static void comm(char *dst, const char *s)
+{
+	memset(dst, 0, RTM_COMM_LEN);
+	if (s)
+		strncpy(dst, s, RTM_COMM_LEN - 1);
+}
+
+static int target(struct rtm_core *c, unsigned int id, const char *name,
+		  unsigned int pid, unsigned int tgid, unsigned int src,
+		  unsigned int irq, unsigned int endc, unsigned long long dl)
+{
+	struct rtm_target_spec t;
+
+	memset(&t, 0, sizeof(t));
+	comm(t.comm, name);
+	t.pid = pid;
+	t.tgid = tgid;
+	t.src = src;
+	t.irq = irq;
+	t.end = endc;
+	t.deadline_ns = dl;
+	return rtm_core_set_target(c, id, &t);
+}
+
+#define NREC 16
+static struct rtm_record rec[NREC];
+
+/* every record of every cpu, in sequence order (rings are per cpu) */
+static int drain(struct rtm_core *c, unsigned int ncpus)
+{
+	struct rtm_record r;
+	unsigned int k;
+	int n = 0, i, j;
+
+	for (k = 0; k < ncpus; k++)
+		while (rtm_core_read(c, k, &r))
+			if (n < NREC)
+				rec[n++] = r;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && rec[j].seq < rec[j - 1].seq; j--) {
+			r = rec[j];
+			rec[j] = rec[j - 1];
+			rec[j - 1] = r;
+		}
+	return n;
+}
+
+static void wake(struct rtm_core *c, unsigned int cpu, unsigned long long ts,
+		 unsigned int ctx, unsigned int pid, const char *name)
+{
+	char cm[RTM_COMM_LEN];
+
+	comm(cm, name);
+	rtm_ev_waking(c, cpu, ts, ctx, 0, pid, pid, cm);
+}
+
+static void switch_to(struct rtm_core *c, unsigned int cpu,
+		      unsigned long long ts, unsigned int prev, long state,
+		      unsigned int next, const char *name)
+{
+	char cm[RTM_COMM_LEN];
+
+	comm(cm, name);
+	rtm_ev_switch(c, cpu, ts, prev, state, next, next, name ? cm : NULL);
+}
+
+/* IRQ irq on cpu wakes pid from its handler at ts + 1 us */
+static void irq_wakes(struct rtm_core *c, unsigned int cpu,
+		      unsigned long long ts, unsigned int irq,
+		      unsigned int pid, const char *name)
+{
+	rtm_ev_irq_entry(c, cpu, ts, irq);
+	wake(c, cpu, ts + US, RTM_CTX_HARDIRQ, pid, name);
+	rtm_ev_irq_exit(c, cpu, ts + 2 * US, irq, 0, 0);
+}
+
+/* a nanosleep of task pid expires at ts on cpu and wakes it */
+static void sleeper_wakes(struct rtm_core *c, unsigned int cpu,
+			  unsigned long long ts, unsigned int pid,
+			  const char *name)
+{
+	rtm_ev_timer_entry(c, cpu, ts, pid, ts, RTM_TIMER_SLEEPER,
+			   RTM_CTX_HARDIRQ);
+	wake(c, cpu, ts + US, RTM_CTX_HARDIRQ, pid, name);
+	rtm_ev_timer_exit(c, cpu, 0, pid, RTM_CTX_HARDIRQ);
+}
+
+static void finish(struct rtm_core *c, unsigned int ncpus)
+{
+	rtm_core_expire_all(c, 0);
+	drain(c, ncpus);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+}
+
+/*
+ * A pid-only target (its comm filter empty) is late only for chains that
+ * woke its pid: another task's 300 us sleep is not its miss.
+ */
+static void t_pid_target_other_sleeper(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+	int n;
+
+	begin("pid_target_not_charged_for_other_task");
+	CHECK(target(c, 0, NULL, 1234, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	sleeper_wakes(c, 0, 1 * MS, 555, "other");
+	rtm_ev_tick(c, 1, 1 * MS + 150 * US);
+	rtm_ev_tick(c, 1, 1 * MS + 250 * US);
+	switch_to(c, 0, 1 * MS + 300 * US, 0, 0, 555, "other");
+	rtm_ev_tick(c, 1, 1 * MS + 400 * US);
+	n = drain(c, 2);
+	rtm_core_stats(c, &s);
+	CHECK(n == 0);
+	CHECK(s.chains_overdue == 0);
+	/* its own late chain is still reported, then completes late */
+	sleeper_wakes(c, 0, 2 * MS, 1234, "ct");
+	rtm_ev_tick(c, 1, 2 * MS + 150 * US);
+	switch_to(c, 0, 2 * MS + 300 * US, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	CHECK(n == 2);
+	CHECK(rec[0].flags == (RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS));
+	CHECK(rec[0].target_id == 0);
+	CHECK(rec[1].flags == (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
+	CHECK(rec[1].target_pid == 1234);
+	finish(c, 2);
+	end();
+}
+
+/* Likewise a tgid-only target, for an IRQ's chain of another process. */
+static void t_tgid_target_other_irq(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("tgid_target_not_charged_for_other_process");
+	CHECK(target(c, 0, NULL, 0, 4000, RTM_SRC_IRQ_ANY, 0, RTM_END_BLOCK,
+		     50 * US) == 0);
+	irq_wakes(c, 0, 1 * MS, 40, 600, "net");
+	switch_to(c, 0, 1 * MS + 5 * US, 0, 0, 600, "net");
+	rtm_ev_tick(c, 1, 1 * MS + 500 * US);
+	switch_to(c, 0, 1 * MS + 900 * US, 600, 1, 0, NULL);
+	rtm_ev_tick(c, 1, 2 * MS);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 0);
+	CHECK(s.chains_overdue == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * Two targets of broad sources, cyclictest (100 us) and app (1 ms): an
+ * IRQ's chain that wakes app is late for app only. It meets app's 1 ms,
+ * so no target has a miss and the record carries no WAS_OVERDUE.
+ */
+static void t_deadline_of_the_woken_target(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+	int n;
+
+	begin("deadline_of_the_target_woken");
+	CHECK(target(c, 0, "cyclictest", 0, 0, RTM_SRC_ANY, 0,
+		     RTM_END_SWITCH_IN, 100 * US) == 0);
+	CHECK(target(c, 1, "app", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     1 * MS) == 0);
+	irq_wakes(c, 0, 1 * MS, 30, 700, "app");
+	rtm_ev_tick(c, 1, 1 * MS + 150 * US);
+	rtm_ev_tick(c, 1, 1 * MS + 180 * US);
+	switch_to(c, 0, 1 * MS + 200 * US, 0, 0, 700, "app");
+	n = drain(c, 2);
+	rtm_core_stats(c, &s);
+	CHECK(n == 1);
+	CHECK(s.chains_overdue == 0);
+	CHECK(rec[0].target_id == 1);
+	CHECK(rec[0].flags == 0);
+	CHECK(rec[0].latency_ns == 200 * US);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A chain that wakes the tasks of two targets is reported overdue for the
+ * one with the smaller deadline; completing for the other, it is not
+ * flagged WAS_OVERDUE (that target was never told it was late).
+ */
+static void t_was_overdue_only_for_reported(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	int n;
+
+	begin("was_overdue_only_for_the_target_reported");
+	CHECK(target(c, 0, "fast", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	CHECK(target(c, 1, "slow", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     10 * MS) == 0);
+	rtm_ev_irq_entry(c, 0, 1 * MS, 30);
+	wake(c, 0, 1 * MS + 1 * US, RTM_CTX_HARDIRQ, 801, "slow");
+	wake(c, 0, 1 * MS + 2 * US, RTM_CTX_HARDIRQ, 800, "fast");
+	rtm_ev_irq_exit(c, 0, 1 * MS + 3 * US, 30, 0, 0);
+	rtm_ev_tick(c, 1, 1 * MS + 150 * US);
+	switch_to(c, 1, 1 * MS + 200 * US, 0, 0, 801, "slow");
+	n = drain(c, 2);
+	CHECK(n == 2);
+	CHECK(rec[0].target_id == 0 && (rec[0].flags & RTM_REC_F_TIMEOUT));
+	CHECK(rec[1].target_id == 1);
+	CHECK(rec[1].flags == 0);
+	finish(c, 2);
+	/* completing for the target reported, it is */
+	rtm_ev_irq_entry(c, 0, 3 * MS, 30);
+	wake(c, 0, 3 * MS + 1 * US, RTM_CTX_HARDIRQ, 801, "slow");
+	wake(c, 0, 3 * MS + 2 * US, RTM_CTX_HARDIRQ, 800, "fast");
+	rtm_ev_irq_exit(c, 0, 3 * MS + 3 * US, 30, 0, 0);
+	rtm_ev_tick(c, 1, 3 * MS + 150 * US);
+	switch_to(c, 1, 3 * MS + 200 * US, 0, 0, 800, "fast");
+	n = drain(c, 2);
+	CHECK(n == 2);
+	CHECK(rec[1].target_id == 0);
+	CHECK(rec[1].flags == (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A task target of one IRQ: its IRQ's chain is late for it while the
+ * IRQ's own handling (the handler, its thread) holds it up, and once it
+ * woke the target's task; not when it woke only another task that runs
+ * long.
+ */
+static void t_irq_target(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char th[RTM_COMM_LEN];
+	int n;
+
+	begin("irq_target_late_only_for_its_chains");
+	comm(th, "irq/30-dev");
+	CHECK(target(c, 0, "app", 0, 0, RTM_SRC_IRQ, 30, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	/* another task of the IRQ runs 500 us: not app's miss */
+	irq_wakes(c, 0, 1 * MS, 30, 900, "logger");
+	switch_to(c, 0, 1 * MS + 5 * US, 0, 0, 900, "logger");
+	rtm_ev_tick(c, 1, 1 * MS + 300 * US);
+	switch_to(c, 0, 1 * MS + 500 * US, 900, 1, 0, NULL);
+	CHECK(drain(c, 2) == 0);
+	/* the IRQ thread held up 300 us before it wakes anyone: app's miss */
+	rtm_ev_irq_entry(c, 0, 2 * MS, 30);
+	rtm_ev_irq_exit(c, 0, 2 * MS + 1 * US, 30, 1, 50);
+	rtm_ev_waking(c, 0, 2 * MS + 2 * US, RTM_CTX_HARDIRQ, 0, 50, 50, th);
+	rtm_ev_tick(c, 1, 2 * MS + 300 * US);
+	n = drain(c, 2);
+	CHECK(n == 1);
+	CHECK(rec[0].target_id == 0 && (rec[0].flags & RTM_REC_F_TIMEOUT));
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A wakeup that saw its task current on cpu 1, while cpu 1 has switched
+ * to another tracked task meanwhile: that task's branch is not freed, and
+ * the woken task's chain waits for its switch_in.
+ */
+static void t_wake_running_other_task(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	struct rtm_stats s;
+	int n;
+
+	begin("wake_running_keeps_another_tasks_branch");
+	CHECK(target(c, 0, "x", 0, 0, RTM_SRC_ANY, 0, RTM_END_BLOCK,
+		     10 * MS) == 0);
+	CHECK(target(c, 1, "t", 0, 0, RTM_SRC_ANY, 0, RTM_END_BLOCK,
+		     10 * MS) == 0);
+	irq_wakes(c, 1, 1 * MS, 10, 300, "x");
+	switch_to(c, 1, 1 * MS + 10 * US, 400, 1, 300, "x");
+	/* t was current on cpu 1 when its waker looked */
+	comm(cm, "t");
+	rtm_ev_irq_entry(c, 0, 1 * MS + 20 * US, 11);
+	rtm_ev_waking_running(c, 0, 1 * MS + 21 * US, RTM_CTX_HARDIRQ, 0, 400,
+			      400, cm, 1);
+	rtm_ev_irq_exit(c, 0, 1 * MS + 22 * US, 11, 0, 0);
+	switch_to(c, 1, 1 * MS + 40 * US, 300, 1, 0, NULL);
+	switch_to(c, 0, 1 * MS + 50 * US, 0, 0, 400, "t");
+	switch_to(c, 0, 1 * MS + 60 * US, 400, 1, 0, NULL);
+	n = drain(c, 2);
+	rtm_core_stats(c, &s);
+	CHECK(n == 2);
+	CHECK(s.branches_stale == 0);
+	CHECK(n >= 1 && rec[0].target_pid == 300 && rec[0].latency_ns == 40 * US);
+	CHECK(n >= 2 && rec[1].target_pid == 400 && rec[1].latency_ns == 40 * US);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A stop inside a timer callback (its exit never seen): the next start
+ * finds no pending expiry, so no wakeup there makes a chain from it.
+ */
+static void t_stop_in_timer_callback(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("stop_in_timer_callback_leaves_nothing");
+	CHECK(target(c, 0, "app", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	rtm_ev_timer_entry(c, 0, 1 * MS, 77, 1 * MS, RTM_TIMER_TIMERFD,
+			   RTM_CTX_HARDIRQ);
+	rtm_core_expire_all(c, 1);		/* stop */
+	/* start, 5 s later: a hard IRQ's handler wakes app */
+	rtm_ev_irq_entry(c, 0, 5000 * MS, 12);
+	wake(c, 0, 5000 * MS + 1 * US, RTM_CTX_HARDIRQ, 700, "app");
+	rtm_ev_irq_exit(c, 0, 5000 * MS + 2 * US, 12, 0, 0);
+	switch_to(c, 0, 5000 * MS + 10 * US, 0, 0, 700, "app");
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 0);
+	CHECK(s.chains_started == 0);
+	CHECK(rtm_ld32(&c->cpus[0].hi_timer) == 0);
+	finish(c, 2);
+	end();
+}
+
+int main(void)
+{
+	t_pid_target_other_sleeper();
+	t_tgid_target_other_irq();
+	t_deadline_of_the_woken_target();
+	t_was_overdue_only_for_reported();
+	t_irq_target();
+	t_wake_running_other_task();
+	t_stop_in_timer_callback();
+	free(mem);
+	return failed;
+}
