@@ -147,6 +147,7 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 {
 	struct rtm_tgt *t;
 	bool has_task;
+	u32 n;
 
 	if (id >= RTM_MAX_TARGETS || !s || s->src > RTM_SRC_IRQ_ANY ||
 	    s->end >= RTM_END_NR || (s->flags & ~RTM_TGT_MISSES_ONLY))
@@ -164,7 +165,10 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 		return -22;
 	t = &c->tg.master.t[id];
 	memset(t, 0, sizeof(*t));
-	memcpy(t->comm, s->comm, RTM_COMM_LEN);
+	/* up to the NUL: tasks' comms are compared as 16 zero-filled bytes */
+	for (n = 0; n < RTM_COMM_LEN && s->comm[n]; n++)
+		;
+	memcpy(t->comm, s->comm, n);
 	t->pid = s->pid;
 	t->tgid = s->tgid;
 	t->src = s->src;

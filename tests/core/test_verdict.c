@@ -355,6 +355,27 @@ static void t_stop_in_timer_callback(void)
 	end();
 }
 
+/* A target's comm counts up to its NUL: bytes after it are not compared. */
+static void t_comm_bytes_after_nul(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_target_spec t;
+
+	begin("target_comm_ends_at_its_nul");
+	memset(&t, 0, sizeof(t));
+	memcpy(t.comm, "app\0XXXXXXXXXXX", RTM_COMM_LEN);
+	t.src = RTM_SRC_ANY;
+	t.end = RTM_END_SWITCH_IN;
+	t.deadline_ns = 1 * MS;
+	CHECK(rtm_core_set_target(c, 0, &t) == 0);
+	irq_wakes(c, 0, 1 * MS, 30, 700, "app");
+	switch_to(c, 0, 1 * MS + 20 * US, 0, 0, 700, "app");
+	CHECK(drain(c, 2) == 1);
+	CHECK(rec[0].target_id == 0 && rec[0].target_pid == 700);
+	finish(c, 2);
+	end();
+}
+
 int main(void)
 {
 	t_pid_target_other_sleeper();
@@ -364,6 +385,7 @@ int main(void)
 	t_irq_target();
 	t_wake_running_other_task();
 	t_stop_in_timer_callback();
+	t_comm_bytes_after_nul();
 	free(mem);
 	return failed;
 }
