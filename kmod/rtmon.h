@@ -6,6 +6,7 @@
 #define RTMON_H
 
 #include <linux/percpu.h>
+#include <asm/local64.h>
 #include <linux/seq_file.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
@@ -29,8 +30,9 @@ enum rtmon_probe_id {
 	RTMON_NR_PROBES
 };
 
+/* local64_t: one word on 64-bit, never torn for a reader on 32-bit */
 struct rtmon_probe_counts {
-	u64 hits[RTMON_NR_PROBES];
+	local64_t hits[RTMON_NR_PROBES];
 };
 DECLARE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
 

@@ -126,7 +126,7 @@ static void rtmon_timer_fns_find(void)
 
 static inline void rtmon_count(enum rtmon_probe_id id)
 {
-	this_cpu_inc(rtmon_probe_counts.hits[id]);
+	local64_inc(this_cpu_ptr(&rtmon_probe_counts.hits[id]));
 }
 
 /*
@@ -443,7 +443,8 @@ u64 rtmon_probe_hits(enum rtmon_probe_id id)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(per_cpu(rtmon_probe_counts, cpu).hits[id]);
+		sum += local64_read(per_cpu_ptr(&rtmon_probe_counts.hits[id],
+						cpu));
 	return sum;
 }
 

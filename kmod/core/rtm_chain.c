@@ -432,6 +432,7 @@ static rtm_always_inline void rtm_emit_rec(struct rtm_core *c, u32 cpu, u32 ci,
 	struct rtm_record *rec;
 	u64 seq, pos;
 
+	rtm_assert(!rtm_dbg_in_raise);
 	/* the target's misses-only bit, read with its deadline */
 	if (rtm_unlikely(deadline & RTM_DL_MISSES_ONLY)) {
 		deadline &= ~RTM_DL_MISSES_ONLY;

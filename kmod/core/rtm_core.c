@@ -9,6 +9,10 @@
  */
 #include "rtm_internal.h"
 
+#ifdef RTM_DEBUG
+_Thread_local int rtm_dbg_in_raise;
+#endif
+
 void rtm_params_default(struct rtm_params *p, u32 ncpus)
 {
 	memset(p, 0, sizeof(*p));

@@ -380,15 +380,13 @@ void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 }
 
-void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
-			  u32 ctx)
+static rtm_always_inline void rtm_softirq_raise(struct rtm_core *c, u32 cpu,
+					       u64 ts, u32 vec, u32 ctx)
 {
 	struct rtm_cpu *pc;
 	rtm_a32 *slot;
 	u32 sb, nb;
 
-	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
-		return;
 	pc = &c->cpus[cpu];
 	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_slot_take(slot);
@@ -410,6 +408,17 @@ void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
 		rtm_slot_put_merge(c, cpu, &pc->si_pend[vec], nb);
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
+}
+
+/* (no record is emitted here: RTM_DBG_RAISE, rtm_internal.h) */
+void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
+			  u32 ctx)
+{
+	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
+		return;
+	RTM_DBG_RAISE(1);
+	rtm_softirq_raise(c, cpu, ts, vec, ctx);
+	RTM_DBG_RAISE(-1);
 }
 
 void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)

@@ -238,6 +238,17 @@ extern void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
 #define RTM_TP_PASS_LOOKED	5	/* a pass found no waiting item */
 #define RTM_TP_PASS_PARKED	6	/* ... it is parked, before it looks */
 #define RTM_TP_TICK_TAKEN	7	/* the tick holds a parked branch */
+/*
+ * Nothing emits a record inside rtm_ev_softirq_raise(): softirq_raise
+ * fires under the hrtimer base lock, and the module's record notify calls
+ * hrtimer_start(), which takes that lock (a self-deadlock).
+ */
+#ifdef RTM_DEBUG
+extern _Thread_local int rtm_dbg_in_raise;
+#define RTM_DBG_RAISE(d)	(rtm_dbg_in_raise += (d))
+#else
+#define RTM_DBG_RAISE(d)	do { } while (0)
+#endif
 struct rtm_tgt {
 	u64 comm[2];		/* 0,0 = any */
 	u32 pid, tgid;

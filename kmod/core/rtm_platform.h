@@ -62,6 +62,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
  * branch in another cpu's slot): a hint, validated by a CAS after it.
  */
 #define rtm_racy32(p)		data_race(READ_ONCE(*(p)))
+#define rtm_assert(x)		do { } while (0)	/* RTM_DEBUG: tests */
 #define rtm_noinline		noinline
 #define rtm_always_inline	__always_inline
 #define rtm_cacheline_aligned	__aligned(64)
@@ -154,6 +155,14 @@ static inline u32 rtm_racy32(const u32 *p)
 {
 	return *(const volatile u32 *)p;
 }
+
+/* invariants, checked in the tests' builds (-DRTM_DEBUG) */
+#ifdef RTM_DEBUG
+#include <assert.h>
+#define rtm_assert(x)		assert(x)
+#else
+#define rtm_assert(x)		((void)0)
+#endif
 
 #define rtm_likely(x)		__builtin_expect(!!(x), 1)
 #define rtm_unlikely(x)		__builtin_expect(!!(x), 0)
