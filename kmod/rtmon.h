@@ -95,8 +95,7 @@ struct rtmon_tick_info {
 	unsigned long worst_batch_ns;	/* longest step with preemption off */
 	unsigned long yields;		/* a task waited at a step's end */
 };
-void rtmon_tick_init(void);
-void rtmon_tick_start(void);
+int rtmon_tick_start(void);
 void rtmon_tick_stop(void);
 void rtmon_tick_info(struct rtmon_tick_info *t);
 

@@ -6,14 +6,18 @@
  *
  * The scan visits every chain, every cpu's slots and every task and cookie
  * table bucket: 13-24 us at the default sizes, milliseconds at the largest
- * the module accepts. A monitor of real-time latency must not add that
- * much to the latency it measures, so the tick is not a timer callback
- * (ktimers/N or softirq, preemption off throughout) but delayed work in a
- * kworker (SCHED_OTHER), done in batches of RTMON_TICK_BATCH units with
- * preemption off (the record hook's per-cpu statistics need it) and a
- * preemption point between them: a real-time task waits at most one batch
- * for its cpu. The core's tick is safe to run that way: it takes no locks,
- * may migrate between steps, and runs concurrently with events.
+ * the module accepts. It runs in its own kthread, in batches of
+ * RTMON_TICK_BATCH units with preemption off (the record hook's per-cpu
+ * statistics need it) and a preemption point between them: a task above
+ * the tick waits at most one batch for its cpu. The core's tick takes no
+ * locks, may migrate between steps, and runs concurrently with events.
+ *
+ * The kthread is SCHED_FIFO 50, the priority of the kernel's IRQ threads,
+ * and sleeps on an hrtimer (an RT task's, expiring in hard IRQ): real-time
+ * tasks below 50 hogging every cpu (with RT throttling off, as real-time
+ * setups often run) delay neither the overdue reports nor the reclaim,
+ * which is when misses need reporting and pools drain. A task at or above
+ * 50 that hogs a cpu starves the IRQ threads as well.
  *
  * The cost is visible in /proc/rtmon/status: the last tick's duration, the
  * worst one, the worst batch (the longest stretch without preemption; in
@@ -21,7 +25,8 @@
  * waiting for the cpu at the end of a batch (it ran then, mid-tick).
  * Durations are unsigned long nanoseconds: one word, never torn on 32-bit.
  */
-#include <linux/workqueue.h>
+#include <linux/kthread.h>
+#include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/jiffies.h>
@@ -32,27 +37,18 @@
 /* units (a chain, a cpu's slots, a table bucket) per non-preemptible step */
 #define RTMON_TICK_BATCH	64
 
-static struct delayed_work rtmon_tick_work;
+static struct task_struct *rtmon_tick_task;
 static unsigned long rtmon_tick_last_ns, rtmon_tick_worst_ns;
 static unsigned long rtmon_tick_worst_batch_ns, rtmon_tick_count;
 static unsigned long rtmon_tick_yields;	/* a task was waiting at a batch's end */
 
-static void rtmon_tick_queue(void)
+static void rtmon_tick_pass(struct rtm_core *c)
 {
-	queue_delayed_work(system_unbound_wq, &rtmon_tick_work,
-			   msecs_to_jiffies(rtmon_param_tick_ms));
-}
-
-static void rtmon_tick_fn(struct work_struct *w)
-{
-	struct rtm_core *c = READ_ONCE(rtmon_core);
 	unsigned long worst_batch = 0, took;
 	struct rtm_tick_pos pos;
 	u64 t0, b0, batch;
 	int more;
 
-	if (!c)
-		return;		/* stopped: rtmon_tick_stop() cancels us */
 	t0 = local_clock();
 	rtm_tick_begin(c, &pos, ktime_get_mono_fast_ns());
 	do {
@@ -77,24 +73,46 @@ static void rtmon_tick_fn(struct work_struct *w)
 		WRITE_ONCE(rtmon_tick_worst_batch_ns, worst_batch);
 	WRITE_ONCE(rtmon_tick_count, rtmon_tick_count + 1);
 	rtmon_wake_readers_pending();
-	rtmon_tick_queue();
 }
 
-void rtmon_tick_init(void)
+static int rtmon_tick_fn(void *unused)
 {
-	INIT_DELAYED_WORK(&rtmon_tick_work, rtmon_tick_fn);
+	struct rtm_core *c;
+	ktime_t period;
+
+	sched_set_fifo(current);
+	while (!kthread_should_stop()) {
+		period = ms_to_ktime(rtmon_param_tick_ms);
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule_hrtimeout(&period, HRTIMER_MODE_REL);
+		__set_current_state(TASK_RUNNING);
+		c = READ_ONCE(rtmon_core);
+		if (c)
+			rtmon_tick_pass(c);
+	}
+	return 0;
 }
 
 /* After rtmon_core is published. */
-void rtmon_tick_start(void)
+int rtmon_tick_start(void)
 {
-	rtmon_tick_queue();
+	struct task_struct *t;
+
+	t = kthread_run(rtmon_tick_fn, NULL, "rtmon_tick");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	rtmon_tick_task = t;
+	return 0;
 }
 
 /* After rtmon_core is cleared: waits for a tick under way, none follows. */
 void rtmon_tick_stop(void)
 {
-	cancel_delayed_work_sync(&rtmon_tick_work);
+	if (!rtmon_tick_task)
+		return;
+	kthread_stop(rtmon_tick_task);
+	rtmon_tick_task = NULL;
 }
 
 void rtmon_tick_info(struct rtmon_tick_info *t)

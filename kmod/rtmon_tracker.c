@@ -61,6 +61,8 @@ static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 /* User-visible target definitions (control path, under rtmon_ctl_lock). */
 static struct rtmon_target rtmon_targets[RTM_MAX_TARGETS];
 static unsigned long rtmon_target_used[BITS_TO_LONGS(RTM_MAX_TARGETS)];
+/* deleted since the last grace period: reused only after one */
+static unsigned long rtmon_target_retired[BITS_TO_LONGS(RTM_MAX_TARGETS)];
 
 /*
  * Written by the record hook on its cpu, read from any cpu. syncp: on
@@ -210,14 +212,18 @@ void rtmon_tracker_params(struct rtm_params *p)
 /* Start tracking: publish the core to the probes. */
 int rtmon_tracker_start(void)
 {
+	int ret;
+
 	lockdep_assert_held(&rtmon_ctl_lock);
 	if (rtmon_running)
 		return 0;
 	rtmon_probes_publish(rtmon_core_mem);
 	WRITE_ONCE(rtmon_core, rtmon_core_mem);
 	WRITE_ONCE(rtmon_running, true);
-	rtmon_tick_start();
-	return 0;
+	ret = rtmon_tick_start();
+	if (ret)	/* no tick, no reclaim: no tracking either */
+		rtmon_tracker_stop();
+	return ret;
 }
 
 /*
@@ -300,6 +306,15 @@ int rtmon_target_add(struct rtmon_target *t)
 	id = find_first_zero_bit(rtmon_target_used, RTM_MAX_TARGETS);
 	if (id >= RTM_MAX_TARGETS)
 		return -ENOSPC;
+	/*
+	 * A probe or tick that matched the id's old target may still be
+	 * emitting into its statistics: they all run with preemption off,
+	 * so one grace period lets them finish (one for all ids retired).
+	 */
+	if (test_bit(id, rtmon_target_retired)) {
+		synchronize_rcu();
+		bitmap_zero(rtmon_target_retired, RTM_MAX_TARGETS);
+	}
 	ret = rtmon_spec_of(t, &spec, irq);
 	if (ret)
 		return ret;
@@ -328,6 +343,7 @@ int rtmon_target_del(u32 id)
 	if (id >= RTM_MAX_TARGETS || !test_bit(id, rtmon_target_used))
 		return -ENOENT;
 	rtm_core_clear_target(rtmon_core_mem, id);
+	set_bit(id, rtmon_target_retired);
 	clear_bit(id, rtmon_target_used);
 	return 0;
 }
@@ -526,7 +542,6 @@ int rtmon_tracker_init(struct rtm_params *p)
 		per_cpu_ptr(&rtmon_wake_timer, cpu)->function =
 			rtmon_wake_timer_fn;
 	}
-	rtmon_tick_init();
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
 		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
 		p->ncpus);
