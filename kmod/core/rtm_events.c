@@ -465,10 +465,10 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu);
 
 /*
- * Branch b woke its task (not an IRQ thread): the chain is now late only
- * for the task targets whose whole filter that task, or another it woke,
- * passes (rtm_target_chain_deadline()). The comm filter of all task
- * targets skips the look-up for tasks no target may want.
+ * Branch b woke its task: the chain is now late only for the task targets
+ * whose whole filter that task, or another it woke, passes
+ * (rtm_target_chain_deadline()). The comm filter of all task targets skips
+ * the look-up for tasks no target may want.
  */
 static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
 {
@@ -477,8 +477,6 @@ static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
 	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	u32 cand;
 
-	if (!(rtm_ld32(&ch->xflags) & RTM_CX_WOKE))
-		rtm_or32(&ch->xflags, RTM_CX_WOKE);
 	if (!(rtm_ld64(&c->tg.bloom_task) & rtm_comm_bit(br->comm)))
 		return;
 	cand = rtm_target_candidates(c, ch->kind, ch->source, br->pid,
@@ -511,6 +509,7 @@ static rtm_always_inline void rtm_wake_irq_thread(struct rtm_core *c, u32 cpu, u
 	}
 	rtm_irq_thread_branch(c, cpu, b, ts, RTM_HOP_WAKING, ctx, pid, tgid,
 			      comm);
+	rtm_mark_candidate(c, b);
 	rtm_task_wake(c, cpu, pid, b, ts, run_cpu);
 }
 

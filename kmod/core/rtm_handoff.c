@@ -554,10 +554,15 @@ static bool rtm_waitwork_pending(struct rtm_core *c, u64 start)
  */
 bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b)
 {
-	u64 start = rtm_ld64(&rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain))->start);
-	u32 tries = 0;
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
+	u64 start = rtm_ld64(&ch->start);
+	u32 tries = 0, cand;
 	int i;
 
+	/* the pass waits for the task of a target it may hand off to */
+	cand = rtm_target_handoff(c, ch->kind, ch->source);
+	if (cand & ~rtm_ld32(&ch->cand))
+		rtm_or32(&ch->cand, cand);
 	if (rtm_waitwork_adopt(c, cpu, b))
 		return true;
 	RTM_TEST_POINT(c, cpu, RTM_TP_PASS_LOOKED);

@@ -384,8 +384,6 @@ struct rtm_waitwork {
 #define RTM_CX_MERGED		RTM_REC_F_MERGED
 #define RTM_CX_COALESCED	RTM_REC_F_COALESCED
 #define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | RTM_CX_COALESCED)
-#define RTM_CX_WOKE		0x80000000u	/* woke a task other than an
-						 * IRQ thread; not a record flag */
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -591,9 +589,9 @@ static inline u32 rtm_cidx_hash(const u64 *comm)
 int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 		     u64 source, u32 pid, u32 tgid, const u64 *comm);
 int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
+u32 rtm_target_handoff(struct rtm_core *c, u32 kind, u64 source);
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u32 cand, bool woke, u64 *deadline,
-			       u32 *target);
+			       u32 cand, u64 *deadline, u32 *target);
 u64 rtm_target_min_deadline(struct rtm_core *c);
 
 /*

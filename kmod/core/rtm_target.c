@@ -230,16 +230,38 @@ int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source)
 }
 
 /*
+ * The work_end targets naming this chain's IRQ: an IRQ thread's pass may
+ * hand its work to their tasks untraced (rtm_handoff.c).
+ */
+u32 rtm_target_handoff(struct rtm_core *c, u32 kind, u64 source)
+{
+	const struct rtm_tset *ts;
+	u32 seq, mask, i, m;
+
+	do {
+		ts = rtm_tset_begin(c, &seq);
+		mask = rtm_ld32(&c->tg.handoff_irq);
+		m = 0;
+		while (mask) {
+			i = rtm_ctz32(mask);
+			mask &= mask - 1;
+			if (rtm_src_ok(&ts->t[i], kind, source))
+				m |= 1u << i;
+		}
+	} while (rtm_tset_retry(c, seq));
+	return m;
+}
+
+/*
  * The smallest deadline among the targets an open chain may be late for,
  * for its overdue report. A task target counts only when a task the chain
  * woke passed its whole filter (cand): another task's chain (a disk
- * interrupt's, another process's sleep) is not its miss. A task target of
- * one IRQ also counts while its IRQ's own handling holds the chain up
- * (nothing but the IRQ thread woken yet: !woke). IRQ-only targets take
- * every chain of their IRQ.
+ * interrupt's, another process's sleep) is not its miss, even of its IRQ
+ * (a chain held up before it woke the target's task shows at completion).
+ * IRQ-only targets take every chain of their IRQ.
  */
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u32 cand, bool woke, u64 *deadline, u32 *target)
+			       u32 cand, u64 *deadline, u32 *target)
 {
 	const struct rtm_tset *ts;
 	u32 seq, mask, i;
@@ -257,8 +279,7 @@ void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 			if (!ts->t[i].deadline ||
 			    !rtm_src_ok(&ts->t[i], kind, source))
 				continue;
-			if (ts->t[i].has_task && !(cand & (1u << i)) &&
-			    (ts->t[i].src != RTM_SRC_IRQ || woke))
+			if (ts->t[i].has_task && !(cand & (1u << i)))
 				continue;
 			if (!best || ts->t[i].deadline < best) {
 				best = ts->t[i].deadline;

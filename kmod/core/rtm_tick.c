@@ -37,9 +37,7 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 	if (overdue) {
 		/* the smallest deadline among targets accepting this source */
 		rtm_target_chain_deadline(c, ch->kind, ch->source,
-					  rtm_ld32(&ch->cand),
-					  rtm_ld32(&ch->xflags) & RTM_CX_WOKE,
-					  &dl, &dlt);
+					  rtm_ld32(&ch->cand), &dl, &dlt);
 		/* a completion that sees OVERDUE sees the target too */
 		if (dl && age > dl)
 			rtm_st32(&ch->overdue_tgt, dlt);

@@ -256,10 +256,10 @@ static void t_was_overdue_only_for_reported(void)
 }
 
 /*
- * A task target of one IRQ: its IRQ's chain is late for it while the
- * IRQ's own handling (the handler, its thread) holds it up, and once it
- * woke the target's task; not when it woke only another task that runs
- * long.
+ * A task target of one IRQ: its IRQ's chain is late for it once it woke
+ * the target's task, not when it woke only another task that runs long,
+ * nor while its IRQ thread is held up before waking anyone (that chain
+ * may be for another task: its miss shows at completion).
  */
 static void t_irq_target(void)
 {
@@ -277,14 +277,22 @@ static void t_irq_target(void)
 	rtm_ev_tick(c, 1, 1 * MS + 300 * US);
 	switch_to(c, 0, 1 * MS + 500 * US, 900, 1, 0, NULL);
 	CHECK(drain(c, 2) == 0);
-	/* the IRQ thread held up 300 us before it wakes anyone: app's miss */
+	/* the IRQ thread held up 300 us, then it wakes app: late from then */
 	rtm_ev_irq_entry(c, 0, 2 * MS, 30);
 	rtm_ev_irq_exit(c, 0, 2 * MS + 1 * US, 30, 1, 50);
 	rtm_ev_waking(c, 0, 2 * MS + 2 * US, RTM_CTX_HARDIRQ, 0, 50, 50, th);
 	rtm_ev_tick(c, 1, 2 * MS + 300 * US);
+	CHECK(drain(c, 2) == 0);
+	switch_to(c, 1, 2 * MS + 400 * US, 0, 0, 50, "irq/30-dev");
+	wake(c, 1, 2 * MS + 410 * US, RTM_CTX_TASK, 901, "app");
+	rtm_ev_tick(c, 0, 2 * MS + 450 * US);
+	switch_to(c, 1, 2 * MS + 500 * US, 50, 1, 901, "app");
 	n = drain(c, 2);
-	CHECK(n == 1);
-	CHECK(rec[0].target_id == 0 && (rec[0].flags & RTM_REC_F_TIMEOUT));
+	CHECK(n == 2);
+	CHECK(rec[0].target_id == 0 && rec[0].flags ==
+	      (RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS));
+	CHECK(rec[1].target_pid == 901 && rec[1].flags ==
+	      (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
 	finish(c, 2);
 	end();
 }
