@@ -21,6 +21,11 @@ note() {
 export T=$RTMON_SHARE/$(basename "$0" .sh).d
 mkdir -p "$T"
 
+# status_count "LINE PREFIX" WORD: the number after WORD on the status line
+status_count() {
+	awk -v pre="$1" -v w="$2" 'index($0, pre) == 1 { for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }' /proc/rtmon/status
+}
+
 rtmon_loaded() {
 	grep -q '^rtmon ' /proc/modules
 }

@@ -7,11 +7,6 @@ RTMONCTL=$RTMON_TOP/build/monitor/rtmonctl
 APPS=$RTMON_TOP/build/apps
 [ -x "$RTMONCTL" ] || fail "rtmonctl not built ($RTMONCTL)"
 
-# status_field "LINE PREFIX" WORD: the number after WORD on the status line
-status_count() {
-	awk -v pre="$1" -v w="$2" 'index($0, pre) == 1 { for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }' /proc/rtmon/status
-}
-
 # rtmond_wait_log PATTERN SECONDS: until rtmond (PID $pid, log
 # $T/rtmond.log) logs PATTERN; fails when it dies or the time is up
 rtmond_wait_log() {
