@@ -38,6 +38,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	rtm_st32(&ch->xflags, 0);
 	rtm_st32(&ch->cand, 0);
 	rtm_st32(&ch->overdue_tgt, RTM_TARGET_NONE);
+	ch->tseq = rtm_ld32(&c->tg.seq);
 	rtm_st64(&ch->start, start);
 	ch->source = source;
 	ch->kind = (u8)kind;
@@ -236,9 +237,10 @@ bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old)
 }
 
 /*
- * Both interrupts in old's pass: old is kept (its chain started first),
- * b's interrupt is coalesced into it (record flag COALESCED, counted: that
- * interrupt has no record); b is freed.
+ * Both interrupts in old's pass (old owned by the caller): old is kept
+ * (its chain started first), the other interrupt is coalesced into it
+ * (record flag COALESCED, counted: that interrupt has no record); b, its
+ * branch, is freed (0: the caller frees it).
  */
 void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b)
 {
@@ -247,7 +249,8 @@ void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b)
 	if (!(rtm_ld32(&ch->xflags) & RTM_CX_COALESCED))
 		rtm_or32(&ch->xflags, RTM_CX_COALESCED);
 	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
-	rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
+	if (b)
+		rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
 }
 
 /* The pass of rtm_pass_over(): returns the branch kept, the other freed. */

@@ -163,6 +163,27 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 }
 
 /*
+ * Branch b woke its task: the chain is now late only for the task targets
+ * whose whole filter that task, or another it woke, passes
+ * (rtm_target_chain_deadline()). The comm filter of all task targets skips
+ * the look-up for tasks no target may want.
+ */
+static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+	/* the chain's line is already ours: rtm_hop_add just reserved a hop */
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+	u32 cand;
+
+	if (!(rtm_ld64(&c->tg.bloom_task) & rtm_comm_bit(br->comm)))
+		return;
+	cand = rtm_target_candidates(c, ch->kind, ch->source, br->pid,
+				     br->tgid, br->comm);
+	if (cand & ~rtm_ld32(&ch->cand))
+		rtm_or32(&ch->cand, cand);
+}
+
+/*
  * Branch b, handed to the next pass of IRQ thread pid running on run_cpu:
  * exchanged into that cpu's running-task slot, whose branch (the thread's
  * pass under way) is then merged with it (rtm_pass_over()). The slot is
@@ -197,13 +218,16 @@ static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
 	}
 	if (rtm_pass_over(c, cpu, old))
 		return;
-	/* one pass handles both interrupts: old's chain, started first */
+	/*
+	 * One pass handles both interrupts: old's chain, started first, is
+	 * flagged while old is ours (back in the slot, run_cpu may end it).
+	 */
+	rtm_pass_coalesce(c, cpu, old, 0);
 	if (rtm_cas32(slot, b, old)) {
-		rtm_pass_coalesce(c, cpu, old, b);
+		rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
 		return;
 	}
-	/* the thread's cpu took b meanwhile: old's interrupt goes with it */
-	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
+	/* the thread's cpu took b meanwhile: b's chain goes on, not old's */
 	rtm_branch_free(c, cpu, old, RTM_C_BR_MERGED);
 }
 
@@ -225,6 +249,7 @@ void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 	/* an IRQ thread is a kernel thread: its tgid is its pid */
 	rtm_irq_thread_branch(c, cpu, b, ts, RTM_HOP_RERUN, RTM_CTX_HARDIRQ,
 			      thread_pid, thread_pid, thread_comm);
+	rtm_mark_candidate(c, b);
 	rtm_count(c, cpu, RTM_C_IRQ_RERUN);
 	if ((u32)thread_cpu < c->p.ncpus)
 		rtm_pass_running(c, cpu, b, thread_pid, (u32)thread_cpu);
@@ -463,27 +488,6 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 /* The armed IRQ branch becomes the IRQ thread's branch (no fork). */
 static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu);
-
-/*
- * Branch b woke its task: the chain is now late only for the task targets
- * whose whole filter that task, or another it woke, passes
- * (rtm_target_chain_deadline()). The comm filter of all task targets skips
- * the look-up for tasks no target may want.
- */
-static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
-{
-	struct rtm_branch *br = rtm_br(c, b);
-	/* the chain's line is already ours: rtm_hop_add just reserved a hop */
-	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	u32 cand;
-
-	if (!(rtm_ld64(&c->tg.bloom_task) & rtm_comm_bit(br->comm)))
-		return;
-	cand = rtm_target_candidates(c, ch->kind, ch->source, br->pid,
-				     br->tgid, br->comm);
-	if (cand & ~rtm_ld32(&ch->cand))
-		rtm_or32(&ch->cand, cand);
-}
 
 /*
  * Branch b woke task pid: it waits in the task table for the task's

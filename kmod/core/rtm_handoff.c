@@ -475,6 +475,9 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 			rtm_waitwork_putback(w, state);	/* not ours */
 			continue;
 		}
+		/* the chain now waits for that target's task */
+		if (!(rtm_ld32(&ch->cand) & (1u << tid)))
+			rtm_or32(&ch->cand, 1u << tid);
 		pid = w->pid;
 		comm[0] = w->comm[0];
 		comm[1] = w->comm[1];

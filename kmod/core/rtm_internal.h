@@ -265,6 +265,7 @@ struct rtm_tgt {
 	u32 kinds;		/* bit RTM_KIND_*: chain kinds accepted */
 	u32 tkinds;		/* bit RTM_TIMER_*: timer kinds accepted */
 	u32 flags;		/* RTM_TGT_* */
+	u32 set_seq;		/* tg.seq once this definition is published */
 };
 
 /*
@@ -395,10 +396,12 @@ struct rtm_chain {
 	rtm_a32 cand;		/* bit per task target whose whole filter
 				 * a task the chain woke passes: the only
 				 * task targets it may be overdue for */
-	rtm_a32 overdue_tgt;	/* the target of the TIMEOUT record, set
+	rtm_a32 overdue_tgt;	/* the target of the TIMEOUT record, claimed
 				 * before RTM_CS_OVERDUE */
+	u32 tseq;		/* the target set's seq at the start: a
+				 * target (re)defined since is not in cand */
 	u8 kind;
-	u8 pad[7];
+	u8 pad[3];
 	struct rtm_hop hops[];
 };
 
@@ -591,7 +594,8 @@ int rtm_target_match(const struct rtm_tset *ts, u32 mask, u32 kind,
 int rtm_target_irqonly(const struct rtm_tset *ts, u32 kind, u64 source);
 u32 rtm_target_handoff(struct rtm_core *c, u32 kind, u64 source);
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u32 cand, u64 *deadline, u32 *target);
+			       u32 cand, u32 tseq, u64 *deadline,
+			       u32 *target);
 u64 rtm_target_min_deadline(struct rtm_core *c);
 
 /*

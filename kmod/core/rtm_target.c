@@ -179,6 +179,7 @@ int rtm_core_set_target(struct rtm_core *c, u32 id,
 	t->end = s->end;
 	t->flags = s->flags;
 	t->has_task = has_task;
+	t->set_seq = rtm_ld32(&c->tg.seq) + 2;	/* after rtm_targets_publish */
 	t->has_comm = (t->comm[0] | t->comm[1]) != 0;
 	t->kinds = t->src == RTM_SRC_TIMER ? 1u << RTM_KIND_TIMER :
 		   t->src == RTM_SRC_ANY ? (1u << RTM_KIND_TIMER) |
@@ -258,10 +259,12 @@ u32 rtm_target_handoff(struct rtm_core *c, u32 kind, u64 source)
  * woke passed its whole filter (cand): another task's chain (a disk
  * interrupt's, another process's sleep) is not its miss, even of its IRQ
  * (a chain held up before it woke the target's task shows at completion).
- * IRQ-only targets take every chain of their IRQ.
+ * A target defined after the chain started is not the one its cand bit
+ * was set for (an id deleted and added again). IRQ-only targets take
+ * every chain of their IRQ.
  */
 void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
-			       u32 cand, u64 *deadline, u32 *target)
+			       u32 cand, u32 tseq, u64 *deadline, u32 *target)
 {
 	const struct rtm_tset *ts;
 	u32 seq, mask, i;
@@ -279,7 +282,8 @@ void rtm_target_chain_deadline(struct rtm_core *c, u32 kind, u64 source,
 			if (!ts->t[i].deadline ||
 			    !rtm_src_ok(&ts->t[i], kind, source))
 				continue;
-			if (ts->t[i].has_task && !(cand & (1u << i)))
+			if (ts->t[i].has_task && (!(cand & (1u << i)) ||
+			    (s32)(ts->t[i].set_seq - tseq) > 0))
 				continue;
 			if (!best || ts->t[i].deadline < best) {
 				best = ts->t[i].deadline;

@@ -34,14 +34,17 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 	s2 = rtm_ld32_acq(&ch->state);
 	if ((s2 >> 8) != (s >> 8) || !(s2 & RTM_CS_LIVE) || (s2 & RTM_CS_DONE))
 		goto out;
-	if (overdue) {
-		/* the smallest deadline among targets accepting this source */
+	if (overdue && !(s2 & RTM_CS_OVERDUE)) {
+		/* the smallest deadline among the targets it may be late for */
 		rtm_target_chain_deadline(c, ch->kind, ch->source,
-					  rtm_ld32(&ch->cand), &dl, &dlt);
-		/* a completion that sees OVERDUE sees the target too */
-		if (dl && age > dl)
-			rtm_st32(&ch->overdue_tgt, dlt);
+					  rtm_ld32(&ch->cand), ch->tseq,
+					  &dl, &dlt);
+		/*
+		 * one tick reports it: the one that claims overdue_tgt, which
+		 * a completion that sees OVERDUE sees too
+		 */
 		if (dl && age > dl &&
+		    rtm_cas32(&ch->overdue_tgt, RTM_TARGET_NONE, dlt) &&
 		    rtm_cas32(&ch->state, s2, s2 | RTM_CS_OVERDUE)) {
 			rtm_count(c, cpu, RTM_C_OVERDUE);
 			rtm_emit_timeout(c, cpu, ci, now, dlt, dl);

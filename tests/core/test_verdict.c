@@ -384,6 +384,97 @@ static void t_comm_bytes_after_nul(void)
 	end();
 }
 
+/*
+ * An IRQ thread's target (end block): the IRQ's chain handed to the
+ * thread's next pass (the thread awake: rerun, no wakeup) is late for it.
+ */
+static void t_rerun_target(int thread_cpu)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char th[RTM_COMM_LEN];
+
+	begin(thread_cpu >= 0 ? "rerun_running_thread_target_late" :
+	      "rerun_runnable_thread_target_late");
+	comm(th, "irq/30-dev");
+	CHECK(target(c, 0, "irq/30-dev", 0, 0, RTM_SRC_IRQ, 30, RTM_END_BLOCK,
+		     100 * US) == 0);
+	rtm_ev_irq_entry(c, 0, 1 * MS, 30);
+	rtm_ev_irq_exit_rerun(c, 0, 1 * MS + 1 * US, 30, 50, th, thread_cpu);
+	rtm_ev_tick(c, 1, 1 * MS + 300 * US);
+	CHECK(drain(c, 2) == 1);
+	CHECK(rec[0].target_id == 0 && (rec[0].flags & RTM_REC_F_TIMEOUT));
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A pass that adopts an item an awake reader began (the next interrupt
+ * came first: rerun) makes the chain late for the reader's work_end target.
+ */
+static void t_adopt_target(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char th[RTM_COMM_LEN], rd[RTM_COMM_LEN];
+
+	begin("adopted_item_late_for_its_target");
+	comm(th, "irq/30-dev");
+	comm(rd, "reader");
+	CHECK(target(c, 0, "reader", 0, 0, RTM_SRC_IRQ, 30, RTM_END_WORK_END,
+		     100 * US) == 0);
+	rtm_ev_irq_entry(c, 0, 1 * MS, 30);
+	rtm_ev_irq_exit(c, 0, 1 * MS + 1 * US, 30, 1, 50);
+	rtm_ev_waking(c, 0, 1 * MS + 2 * US, RTM_CTX_HARDIRQ, 0, 50, 50, th);
+	rtm_ev_switch(c, 1, 1 * MS + 5 * US, 0, 0, 50, 50, th);
+	rtm_ev_work_begin(c, 0, 1 * MS + 20 * US, 901, 901, 7, rd);
+	rtm_ev_irq_entry(c, 0, 1 * MS + 30 * US, 30);
+	rtm_ev_irq_exit_rerun(c, 0, 1 * MS + 31 * US, 30, 50, th, 1);
+	rtm_ev_tick(c, 1, 1 * MS + 300 * US);
+	CHECK(drain(c, 2) == 1);
+	CHECK(rec[0].target_id == 0 && (rec[0].flags & RTM_REC_F_TIMEOUT));
+	rtm_ev_work_end(c, 0, 1 * MS + 400 * US, 901, 901, 7, rd);
+	CHECK(drain(c, 2) == 1);
+	CHECK(rec[0].flags & RTM_REC_F_WAS_OVERDUE);
+	finish(c, 2);
+	end();
+}
+
+/* A target id deleted and defined again is not late for older chains. */
+static void t_readded_target(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+
+	begin("readded_target_not_late_for_older_chains");
+	CHECK(target(c, 0, "app", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     10 * MS) == 0);
+	sleeper_wakes(c, 0, 1 * MS, 901, "app");
+	CHECK(rtm_core_clear_target(c, 0) == 0);
+	CHECK(target(c, 0, "other", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	rtm_ev_tick(c, 1, 1 * MS + 300 * US);
+	CHECK(drain(c, 2) == 0);
+	finish(c, 2);
+	end();
+}
+
+/* Two ticks at once report a chain once. */
+static void t_two_ticks(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_tick_pos a, b;
+
+	begin("two_ticks_one_timeout");
+	CHECK(target(c, 0, "app", 0, 0, RTM_SRC_ANY, 0, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	sleeper_wakes(c, 0, 1 * MS, 901, "app");
+	rtm_tick_begin(c, &a, 1 * MS + 300 * US);
+	rtm_tick_begin(c, &b, 1 * MS + 300 * US);
+	while (rtm_tick_run(c, 0, &a, 1) | rtm_tick_run(c, 1, &b, 1))
+		;
+	CHECK(drain(c, 2) == 1);
+	finish(c, 2);
+	end();
+}
+
 int main(void)
 {
 	t_pid_target_other_sleeper();
@@ -394,6 +485,11 @@ int main(void)
 	t_wake_running_other_task();
 	t_stop_in_timer_callback();
 	t_comm_bytes_after_nul();
+	t_rerun_target(1);
+	t_rerun_target(-1);
+	t_adopt_target();
+	t_readded_target();
+	t_two_ticks();
 	free(mem);
 	return failed;
 }
