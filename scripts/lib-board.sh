@@ -595,6 +595,13 @@ board_suite_headers() {
 	root=$RTMON_CACHE/sysroot/$BOARD_SUITE-linux-headers-${kver}_$ver
 	[ "${BOARD_TOOLCHAIN:-}" != chroot ] || root=$root+chroot
 	d=$root/usr/src/linux-headers-$kver
+	# a sysroot whose host tools run through the suite's C library but
+	# lacks its loader (an interrupted build) is made again
+	libs=$root/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	if [ -f "$root/.suite-libs" ] && [ ! -e "$libs/ld-linux-x86-64.so.2" ]; then
+		echo "board: $root lacks $BOARD_SUITE's C library: made again" >&2
+		rm -f "$root/.complete"
+	fi
 	if [ ! -f "$root/.complete" ]; then
 		deps=$(apt-cache depends "$hpkg" 2>/dev/null)
 		common=$(echo "$deps" | awk '/Depends: <?linux-headers-.*-common/ {print $2; exit}' | tr -d '<>')
@@ -649,6 +656,8 @@ board_suite_headers() {
 		if [ -z "$pv" ] || [ "$pv" -lt "$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$tmp/usr/src/linux-headers-$kver/.config")" ]; then
 			mv "$tmp/usr/src/linux-headers-$kver/vmlinux" "$tmp/usr/src/linux-headers-$kver/vmlinux.btf-base" 2>/dev/null || true
 		fi
+		[ ! -e "$tmp/.suite-libs" ] || [ -e "$tmp/usr/lib/${libs##*/usr/lib/}/ld-linux-x86-64.so.2" ] ||
+			die "$BOARD_SUITE's C library did not unpack into $tmp"
 		mv "$tmp" "$root"
 		touch "$root/.complete"
 	fi
