@@ -80,7 +80,7 @@ unsigned int rtmon_records_ack(void);
 void rtmon_records_rewind(void);
 bool rtmon_records_pending(void);
 /* wake a sleeping reader if records wait (process context) */
-void rtmon_wake_readers_pending(void);
+void rtmon_wake_readers_pending(bool tick);
 /* how often the reader was woken: for misses, batches, timer, tick */
 void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
 			unsigned long *timer, unsigned long *tick);

@@ -72,7 +72,7 @@ static void rtmon_tick_pass(struct rtm_core *c)
 	if (worst_batch > rtmon_tick_worst_batch_ns)
 		WRITE_ONCE(rtmon_tick_worst_batch_ns, worst_batch);
 	WRITE_ONCE(rtmon_tick_count, rtmon_tick_count + 1);
-	rtmon_wake_readers_pending();
+	rtmon_wake_readers_pending(true);
 }
 
 static int rtmon_tick_fn(void *unused)

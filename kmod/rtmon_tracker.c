@@ -181,11 +181,28 @@ static void rtmon_on_published(void *arg, u32 cpu)
 			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* From the tick and at stop (process context): what no wakeup covered. */
-void rtmon_wake_readers_pending(void)
+/*
+ * From the tick and at stop (process context): what no wakeup covered.
+ * The tick wakes the reader only when no miss, batch or timer did since
+ * the tick before: those cover every record, and a reader they woke that
+ * has not run yet (a busy cpu) needs no wakeup every tick.
+ */
+void rtmon_wake_readers_pending(bool tick)
 {
+	static unsigned long seen;	/* those wakeups at the last tick */
+	unsigned long n;
+
 	if (!wq_has_sleeper(&rtmon_readers_wq) || !rtmon_records_pending())
 		return;
+	if (tick) {
+		n = atomic_long_read(&rtmon_wakes_miss) +
+		    atomic_long_read(&rtmon_wakes_batch) +
+		    atomic_long_read(&rtmon_wakes_timer);
+		if (n != seen) {
+			seen = n;
+			return;
+		}
+	}
 	atomic_long_inc(&rtmon_wakes_tick);
 	wake_up_interruptible(&rtmon_readers_wq);
 }
@@ -246,7 +263,7 @@ void rtmon_tracker_stop(void)
 	/* no event call runs now: any cpu's counters will do */
 	rtm_core_expire_all(rtmon_core_mem, raw_smp_processor_id());
 	/* the tick is gone: hand the reader what no batch woke it for */
-	rtmon_wake_readers_pending();
+	rtmon_wake_readers_pending(false);
 }
 
 static int rtmon_spec_of(const struct rtmon_target *t,
