@@ -29,7 +29,6 @@
 #include <linux/hrtimer.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/jiffies.h>
 #include <linux/timekeeping.h>
 
 #include "rtmon.h"
