@@ -54,6 +54,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->comm[1] = 0;
 	rtm_st32_rel(&ch->state, (gen << 8) | RTM_CS_LIVE);
 
+	bi = rtm_br_handle(c, bi);
 	br = rtm_br(c, bi);
 	rtm_st32(&br->chain, ci);
 	br->hop = 0;
@@ -109,6 +110,7 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	ci = rtm_ld32(&p->chain);
 	rtm_add32_rlx(&rtm_chain_of(c, ci)->ref, 1);	/* we hold one already */
 	p->flags |= RTM_BF_HANDED;	/* the caller owns the parent */
+	bi = rtm_br_handle(c, bi);
 	br = rtm_br(c, bi);
 	rtm_st32(&br->chain, ci);
 	br->hop = p->hop;
@@ -129,7 +131,7 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 	/* the completing branch is counted by RTM_C_COMPLETED */
 	if (why != RTM_C_BR_COMPLETED)
 		rtm_count(c, cpu, why);
-	rtm_pool_put(&c->branch_pool, b);
+	rtm_pool_put(&c->branch_pool, b & RTM_BR_IDX_MASK);
 	rtm_chain_put(c, cpu, ci);
 }
 

@@ -43,7 +43,7 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 
 	if (!p || !p->ncpus || p->ncpus > 4096 || !p->nchains ||
 	    p->nchains > (1u << 24) || !p->nbranches ||
-	    p->nbranches > (1u << 24) || p->chain_hops < 2 ||
+	    p->nbranches > RTM_BR_IDX_MASK || p->chain_hops < 2 ||
 	    p->chain_hops > 1024 || !rtm_pow2(p->task_buckets) ||
 	    p->task_buckets > (1u << 24) || !rtm_pow2(p->cookie_buckets) ||
 	    p->cookie_buckets > (1u << 24) || !rtm_pow2(p->ring_slots) ||

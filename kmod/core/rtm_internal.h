@@ -238,6 +238,8 @@ extern void (*rtm_test_point)(struct rtm_core *c, u32 cpu, int id);
 #define RTM_TP_PASS_LOOKED	5	/* a pass found no waiting item */
 #define RTM_TP_PASS_PARKED	6	/* ... it is parked, before it looks */
 #define RTM_TP_TICK_TAKEN	7	/* the tick holds a parked branch */
+#define RTM_TP_SLOT_PEEKED	8	/* the tick saw a done chain's slot */
+#define RTM_TP_SLOT_TAKEN	9	/* ... and took the slot's branch */
 /*
  * Nothing emits a record inside rtm_ev_softirq_raise(): softirq_raise
  * fires under the hrtimer base lock, and the module's record notify calls
@@ -421,13 +423,14 @@ _Static_assert(RTM_REC_F_COOKIE <= 0xffff, "RTM_BF_COOKIE fits branch flags");
 struct rtm_branch {
 	rtm_a32 chain;		/* peeked by tick without ownership */
 	u16 hop;		/* last hop of this branch's path */
-	u16 flags;
+	u8 flags;
+	u8 tag;			/* its handles' tag (rtm_br_handle()) */
 	u32 pid, tgid;		/* task (task/cookie branches) */
 	u64 cookie;		/* cookie branches */
 	u64 comm[2];
 };
 
-/* per-cpu slots, each holds a branch index or 0 */
+/* per-cpu slots, each holds a branch handle or 0 */
 struct rtm_cpu {
 	union {
 		struct {
@@ -544,9 +547,29 @@ static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
 	return (struct rtm_chain *)(c->chains + (size_t)idx * c->chain_stride);
 }
 
-static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 idx)
+/*
+ * A branch is named by a handle: its index in the low RTM_BR_IDX_BITS,
+ * above them a tag that moves on each time the branch leaves the pool, so
+ * that a handle peeked before the branch was freed and taken again differs
+ * from the new one (a CAS on a slot fails instead of taking another
+ * chain's branch: ABA). Bit 31 stays clear: no handle is RTM_TPEND.
+ */
+#define RTM_BR_IDX_BITS		24
+#define RTM_BR_IDX_MASK		((1u << RTM_BR_IDX_BITS) - 1)
+#define RTM_BR_TAG_MASK		0x7fu
+
+static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 b)
 {
-	return &c->branches[idx];
+	return &c->branches[b & RTM_BR_IDX_MASK];
+}
+
+/* The handle of branch index bi, just taken off the pool by its owner. */
+static inline u32 rtm_br_handle(struct rtm_core *c, u32 bi)
+{
+	struct rtm_branch *br = &c->branches[bi];
+
+	br->tag = (u8)((br->tag + 1) & RTM_BR_TAG_MASK);
+	return (u32)br->tag << RTM_BR_IDX_BITS | bi;
 }
 
 static inline void rtm_count(struct rtm_core *c, u32 cpu, enum rtm_cnt k)
@@ -762,7 +785,7 @@ void rtm_emit_timeout(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 
 static inline bool rtm_branch_done(struct rtm_core *c, u32 b)
 {
-	u32 ci = rtm_ld32(&c->branches[b].chain);
+	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
 
 	return rtm_ld32(&rtm_chain_of(c, ci)->state) & RTM_CS_DONE;
 }

@@ -69,9 +69,12 @@ static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
 {
 	u32 v = rtm_ld32(slot);
 
-	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v) ||
-	    !rtm_cas32(slot, v, 0))
+	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v))
 		return;
+	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_PEEKED);
+	if (!rtm_cas32(slot, v, 0))
+		return;
+	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_TAKEN);
 	/* we own v now: its chain reference makes the check reliable */
 	if (rtm_branch_done(c, v))
 		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);

@@ -475,6 +475,65 @@ static void t_two_ticks(void)
 	end();
 }
 
+/*
+ * The tick peeks at a slot whose branch's chain is done; before it takes
+ * the slot, the owner frees that branch and a new chain's branch, the same
+ * index off the pool, goes into the same slot (ABA). The tick must not
+ * take the live branch: while it held it, the owner's next branch there
+ * would find the slot taken, and the live one be freed as stale.
+ */
+static struct { rtm_a32 *slot; u32 next; int peeked, taken; } aba;
+
+static void aba_point(struct rtm_core *c, u32 cpu, int id)
+{
+	u32 old;
+
+	if (id == RTM_TP_SLOT_PEEKED && aba.slot && !aba.peeked++) {
+		old = rtm_xchg32(aba.slot, 0);
+		rtm_branch_free(c, cpu, old, RTM_C_BR_PRUNED);
+		aba.next = rtm_chain_start(c, cpu, RTM_KIND_IRQ, 12,
+					   2 * MS, RTM_HOP_IRQ, 0);
+		rtm_st32(aba.slot, aba.next);
+	} else if (id == RTM_TP_SLOT_TAKEN && aba.slot && !aba.taken++) {
+		/* the owner's next branch for the slot */
+		rtm_st32(aba.slot, rtm_branch_fork(c, cpu, aba.next));
+	}
+}
+
+static void t_tick_slot_aba(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_tick_pos t;
+	struct rtm_stats s;
+	struct rtm_chain *ch;
+	u32 b, st, now;
+
+	begin("tick_slot_aba_keeps_the_live_branch");
+	b = rtm_chain_start(c, 0, RTM_KIND_IRQ, 11, 1 * MS, RTM_HOP_IRQ, 0);
+	CHECK(b != 0);
+	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
+	st = rtm_ld32(&ch->state);
+	rtm_st32(&ch->state, st | RTM_CS_DONE);
+	aba.slot = &c->cpus[0].si_cur;
+	rtm_st32(aba.slot, b);
+	rtm_test_point = aba_point;
+	rtm_tick_begin(c, &t, 2 * MS + 10 * US);
+	while (rtm_tick_run(c, 1, &t, 64))
+		;
+	rtm_test_point = NULL;
+	now = rtm_ld32(aba.slot);
+	rtm_core_stats(c, &s);
+	CHECK(aba.peeked == 1);
+	CHECK(s.branches_stale == 0);
+	CHECK(now != 0 && !rtm_branch_done(c, now));
+	aba.slot = NULL;
+	rtm_st32(&c->cpus[0].si_cur, 0);
+	if (now)
+		rtm_branch_free(c, 0, now, RTM_C_BR_PRUNED);
+	finish(c, 2);
+	end();
+}
+
 int main(void)
 {
 	t_pid_target_other_sleeper();
@@ -490,6 +549,7 @@ int main(void)
 	t_adopt_target();
 	t_readded_target();
 	t_two_ticks();
+	t_tick_slot_aba();
 	free(mem);
 	return failed;
 }
