@@ -69,7 +69,9 @@
  * calling schedule() still has a sleeping state, hence the preempt flag.
  * On PREEMPT_RT, spinlock_t and rwlock_t sleep on an rtmutex with
  * TASK_RTLOCK_WAIT (v5.15, commit cbcebf5bd3d1): that is a lock wait inside
- * the processing, not its end.
+ * the processing, not its end. D (TASK_UNINTERRUPTIBLE, also in TASK_IDLE
+ * and TASK_KILLABLE) is told apart: an IRQ thread's pass goes on through it
+ * (RTM_SWITCH_BLOCKED_D, rtm_core.h).
  */
 static inline long rtmon_switch_blocked(bool preempt, unsigned int state)
 {
@@ -77,8 +79,10 @@ static inline long rtmon_switch_blocked(bool preempt, unsigned int state)
 		return 0;
 #ifdef TASK_RTLOCK_WAIT
 	if (state & TASK_RTLOCK_WAIT)
-		return 0;
+		return RTM_SWITCH_LOCK_WAIT;
 #endif
+	if (state & TASK_UNINTERRUPTIBLE)
+		return RTM_SWITCH_BLOCKED_D;
 	return 1;
 }
 

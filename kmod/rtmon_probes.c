@@ -370,7 +370,8 @@ static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 	 * second sched_waking (6.12-rt, replay-module: the dispatch_test
 	 * feeder's chain was lost so).
 	 */
-	if (blocked && raw_spin_is_locked(&prev->pi_lock))
+	if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
+	    raw_spin_is_locked(&prev->pi_lock))
 		blocked = RTM_SWITCH_WAKE_PENDING;
 	rtm_ev_switch_asked(c, cpu, rtmon_now(), prev->pid, blocked,
 			    next->pid, next->tgid, next->comm, ask);

@@ -85,6 +85,10 @@
 					 * work an IRQ thread handed it with no
 					 * traced wakeup (the task was awake):
 					 * pid/comm = that task */
+#define RTM_HOP_WAIT		14	/* an IRQ thread blocked mid-pass (D:
+					 * a lock, a bus transfer); its pass
+					 * goes on when it runs again:
+					 * pid/comm = the thread */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0

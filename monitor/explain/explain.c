@@ -659,7 +659,8 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 	case RTM_HOP_SWITCH_IN:
 		/* woken (or preempted earlier) until it runs */
 		task_split(x, h->pid, h->comm, a, b,
-			   p->type == RTM_HOP_SWITCH_IN ? T_PREEMPTED : T_RUNNABLE,
+			   p->type == RTM_HOP_SWITCH_IN ? T_PREEMPTED :
+			   p->type == RTM_HOP_WAIT ? T_BLOCKED : T_RUNNABLE,
 			   h->cpu, p);
 		return;
 	case RTM_HOP_SOFTIRQ_ENTRY:
@@ -681,6 +682,7 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		return;
 	case RTM_HOP_WORK_BEGIN:
 	case RTM_HOP_BLOCK:
+	case RTM_HOP_WAIT:
 		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu, p);
 		return;
 	default:
@@ -861,6 +863,7 @@ static int hop_type(const char *ev)
 		[RTM_HOP_BLOCK] = "block", [RTM_HOP_WORK_BEGIN] = "work_begin",
 		[RTM_HOP_WORK_END] = "work_end", [RTM_HOP_IRQ_EXIT] = "irq_exit",
 		[RTM_HOP_RERUN] = "rerun", [RTM_HOP_HANDOFF] = "handoff",
+		[RTM_HOP_WAIT] = "wait",
 	};
 	unsigned int i;
 

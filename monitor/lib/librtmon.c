@@ -325,6 +325,7 @@ const char *rtmon_hop_name(uint32_t type)
 		[RTM_HOP_IRQ_EXIT] = "irq_exit",
 		[RTM_HOP_RERUN] = "rerun",
 		[RTM_HOP_HANDOFF] = "handoff",
+		[RTM_HOP_WAIT] = "wait",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ?

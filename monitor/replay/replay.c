@@ -417,7 +417,7 @@ static const char *hop_name(unsigned int t)
 	static const char *const n[] = {
 		"?", "irq", "timer", "timer_run", "softirq_raise",
 		"softirq_entry", "waking", "switch_in", "block", "work_begin",
-		"work_end", "irq_exit", "rerun", "handoff"
+		"work_end", "irq_exit", "rerun", "handoff", "wait"
 	};
 
 	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";

@@ -156,7 +156,8 @@ struct rx_kev {
 	__u64 now;		/* hrtimer entry: the handler's clock read */
 	unsigned int timer_kind;	/* hrtimer entry: RTM_TIMER_*, from the function */
 	__u32 prev;		/* switch */
-	long prev_state;	/* switch: 0 preempted (runnable), 1 blocked */
+	long prev_state;	/* switch: 0 preempted (runnable), 1 blocked,
+				 * RTM_SWITCH_BLOCKED_D in D */
 	__u32 next;		/* switch: next task; waking: the woken task */
 	char next_comm[RTM_COMM_LEN];
 	__u64 cookie;		/* work begin/end */

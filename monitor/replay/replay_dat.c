@@ -277,9 +277,11 @@ static struct tep_event *dat_record(struct tep_record *rec)
 		e.prev = (__u32)num(rec, d->f[0]);
 		/*
 		 * R (0) or R+ (preempted: TASK_REPORT_MAX, 0x100): still
-		 * runnable; any state bit below it: blocked (as the text)
+		 * runnable; any state bit below it: blocked (as the text),
+		 * D (0x2) or I (TASK_REPORT_IDLE, 0x80): blocked in D
 		 */
-		e.prev_state = (num(rec, d->f[1]) & 0xff) ? 1 : 0;
+		v = num(rec, d->f[1]) & 0xff;
+		e.prev_state = !v ? 0 : v & 0x82 ? RTM_SWITCH_BLOCKED_D : 1;
 		e.next = (__u32)num(rec, d->f[2]);
 		str(rec, d->f[3], e.next_comm);
 		break;

@@ -321,8 +321,10 @@ static void ftrace_line(char *line)
 		e.type = RX_KEV_SWITCH;
 		e.prev = (__u32)x;
 		e.next = (__u32)y;
-		/* R (or R+): preempted, still runnable */
-		e.prev_state = (*st == 'R') ? 0 : 1;
+		/* R (or R+): preempted, still runnable; D or I (TASK_IDLE,
+		 * uninterruptible too): blocked in D */
+		e.prev_state = *st == 'R' ? 0 :
+			       *st == 'D' || *st == 'I' ? RTM_SWITCH_BLOCKED_D : 1;
 	} else if (!strcmp(ev, "rtmon_work")) {
 		/* the markers, from rtmon's tracepoint: "begin|end cookie=N" */
 		if (!ft_num(q, "cookie", 10, &x))

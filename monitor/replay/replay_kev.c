@@ -448,9 +448,9 @@ static void kev_apply(const struct rx_kev *e)
 		blocked = e->prev_state;
 		if (blocked && lock_waiting(e->prev)) {
 			rx_lock_waits++;	/* a lock wait, not the end */
-			blocked = 0;
+			blocked = RTM_SWITCH_LOCK_WAIT;
 		}
-		if (blocked)
+		if (blocked && blocked != RTM_SWITCH_LOCK_WAIT)
 			pid_bit_set(&awake, e->prev, false);
 		rtm_ev_switch(core, c, ts, e->prev, blocked, e->next, 0,
 			      e->next_comm);
