@@ -372,7 +372,7 @@ static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 	 */
 	if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
 	    raw_spin_is_locked(&prev->pi_lock))
-		blocked = RTM_SWITCH_WAKE_PENDING;
+		blocked |= RTM_SWITCH_WAKE_PENDING;
 	rtm_ev_switch_asked(c, cpu, rtmon_now(), prev->pid, blocked,
 			    next->pid, next->tgid, next->comm, ask);
 }

@@ -216,13 +216,14 @@ void rtm_ev_waking_running(struct rtm_core *c, __u32 cpu, __u64 ts,
 			   __u32 ctx, __u32 waker_pid, __u32 pid, __u32 tgid,
 			   const char *comm, int run_cpu);
 /*
- * prev_state: 0 = still runnable (preempted), else blocked;
- * RTM_SWITCH_WAKE_PENDING: blocked while a wakeup of it is under way (its
- * waker holds its pi_lock, waiting for this cpu's runqueue lock: the task
- * was inside __schedule on its way to sleep when that wakeup found it
- * still current, and is woken after the switch with no second waking).
+ * prev_state: 0 = still runnable (preempted), else blocked (1, or one of
+ * the two below); RTM_SWITCH_WAKE_PENDING, or'ed to a blocked state: a
+ * wakeup of it is under way (its waker holds its pi_lock, waiting for this
+ * cpu's runqueue lock: the task was inside __schedule on its way to sleep
+ * when that wakeup found it still current, and is woken after the switch
+ * with no second waking).
  */
-#define RTM_SWITCH_WAKE_PENDING	2
+#define RTM_SWITCH_WAKE_PENDING	0x10
 /*
  * RTM_SWITCH_BLOCKED_D: blocked uninterruptibly (D: a lock, a bus
  * transfer, I/O). RTM_SWITCH_LOCK_WAIT: waiting for a PREEMPT_RT sleeping

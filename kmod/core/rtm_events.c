@@ -728,6 +728,7 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state)
 {
 	struct rtm_branch *br;
+	bool pending;
 	u32 b;
 	int tid;
 	u64 dl;
@@ -744,6 +745,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
 		return;
 	}
+	pending = prev_state & RTM_SWITCH_WAKE_PENDING;
+	prev_state &= ~(long)RTM_SWITCH_WAKE_PENDING;
 	if (rtm_unlikely(br->flags & RTM_BF_RUNWAKE)) {
 		br->flags &= ~RTM_BF_RUNWAKE;
 		/*
@@ -752,7 +755,7 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		 * still to be done, at the task's next switch_in (as a
 		 * preempted task's), not ended by this block.
 		 */
-		if (prev_state == RTM_SWITCH_WAKE_PENDING)
+		if (pending)
 			prev_state = 0;
 	}
 	if (prev_state == RTM_SWITCH_BLOCKED_D ||

@@ -222,8 +222,10 @@ static void rtm_line(char *line)
 			if (!strcmp(v, "R") || !strcmp(v, "R+") || !strcmp(v, "0"))
 				st = 0;
 			else if (!strcmp(v, "W") || !strcmp(v, "2"))
-				st = RTM_SWITCH_WAKE_PENDING;
-			else if (strcmp(v, "S") && strcmp(v, "D") && strcmp(v, "1"))
+				st = 1 | RTM_SWITCH_WAKE_PENDING;
+			else if (!strcmp(v, "D"))
+				st = RTM_SWITCH_BLOCKED_D;
+			else if (strcmp(v, "S") && strcmp(v, "1"))
 				input_error("bad state '%s' (0|1|2|R|S|D|W)", v);
 		}
 		comm_copy(comm, kv_get(kv, m, "comm", false));

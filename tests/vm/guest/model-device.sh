@@ -1,0 +1,100 @@
+# Chains through an IRQ thread that blocks before it wakes its reader
+# (issue 43): the test device rtmon-model.ko (tests/gpio/model, on irq_sim
+# as gpio-sim is) has model_reader (tests/apps) fire its interrupt and
+# block in read() until the device's IRQ thread has handled it, one
+# interrupt at a time, in each mode: direct (the thread wakes the reader
+# at once), bus (the thread sleeps in D until a second, bus controller
+# interrupt completes a 200 us transfer, as an I2C GPIO expander's does),
+# lock (a spinlock_t a helper holds for 300 us when the interrupt comes:
+# an rtlock wait on PREEMPT_RT, spinning on mainline) and mutex (the same
+# with a mutex: D). Target: the device's IRQ to model_reader's switch-in.
+# Every interrupt's chain is a record (one interrupt at a time: none
+# merged), except those the device handled while model_reader was not yet
+# blocked in read() (preempted between its write and its read: no wakeup
+# hands the event on; the device counts them, reader_awake). In bus mode
+# every record has the IRQ thread's hop wait followed by its switch-in, and
+# a latency of at least the transfer's time (before the fix, the D ended
+# the thread's pass and bus mode had no record at all; mutex mode lost 47
+# of 300 on 6.1-rt); on PREEMPT_RT the lock mode's records have the wait
+# too (not all: the thread may run only after the holder let go).
+# Known, left open (issue 43): a chain lost now and then with no cause
+# counted, the device having seen the reader waiting (6.12-rt: 1 of 300
+# in direct mode, in one of three runs of 1,200 interrupts; 6.1-rt and 6.1:
+# none in three): up to 1% of a mode's interrupts pass as such, printed.
+# A chain merged into another's (record flag merged) is counted there.
+# timeout: 240
+. "$RTMON_TOP/tests/vm/guest/lib.sh"
+
+dir=${RTMON_GPIO_SIM_DIR:-$RTMON_TOP/build/gpio-sim/${RTMON_BOARD:?}}
+READER=$APPS/model_reader
+[ -x "$READER" ] || fail "model_reader not built (make -C tests/apps)"
+[ -f "$dir/rtmon-model.ko" ] || fail "no $dir/rtmon-model.ko (scripts/build-gpio-sim $RTMON_BOARD)"
+grep -q '^irq_sim ' /proc/modules || insmod "$dir/irq-sim.ko" || fail "insmod irq-sim.ko failed"
+insmod "$dir/rtmon-model.ko" || fail "insmod rtmon-model.ko failed: $(dmesg | tail -n 2)"
+reader=
+trap '[ -z "$reader" ] || kill $reader 2>/dev/null; rmmod rtmon_model 2>/dev/null || true; rtmon_cleanup' EXIT
+irq=$(cat /sys/module/rtmon_model/parameters/irq_dev)
+xfer_us=$(cat /sys/module/rtmon_model/parameters/xfer_us)
+rt=0
+grep -q 'PREEMPT_RT' /proc/version && rt=1
+note "device irq $irq, bus irq $(cat /sys/module/rtmon_model/parameters/irq_bus); PREEMPT_RT $rt"
+
+rtmon_load
+$RTMONCTL targets add --name model --irq "$irq" --comm model_reader --end switch_in --deadline 50ms >/dev/null
+n=${MODEL_EVENTS:-300}
+for mode in direct bus lock mutex; do
+	$RTMONCTL records --json -t 2 >"$T/$mode.jsonl" &
+	reader=$!
+	sleep 0.3
+	a0=$(cat /sys/module/rtmon_model/parameters/reader_awake)
+	"$READER" $mode "$n" >"$T/$mode.out" 2>&1 || fail "model_reader $mode: $(cat "$T/$mode.out")"
+	wait $reader || fail "rtmonctl records failed"
+	reader=
+	cat "$T/$mode.out"
+	echo $(($(cat /sys/module/rtmon_model/parameters/reader_awake) - a0)) >"$T/$mode.awake"
+done
+grep -E '^  (irq threads|work untraced|drops)' /proc/rtmon/status || true
+
+python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" <<'PY'
+import json, sys
+T, n, irq, xfer_us, rt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+print(f"{'mode':7} {'records':>8} {'awake':>6} {'with wait':>9} {'merged':>7} {'wait->run us med/min':>22} {'latency us med/max':>20}")
+bad = []
+for mode in ("direct", "bus", "lock", "mutex"):
+    recs = [json.loads(l) for l in open(f"{T}/{mode}.jsonl")]
+    recs = [r for r in recs if r["target_name"] == "model" and "timeout" not in r["flags"]]
+    waits, gaps = 0, []
+    for r in recs:
+        assert r["kind"] == "irq" and r["source"] == irq, f"{mode}: a record of another source: {r['source']}"
+        ev = [h["event"] for h in r["hops"]]
+        assert ev[-1] == "switch_in" and r["hops"][-1]["comm"] == "model_reader", f"{mode}: {ev}"
+        for i, h in enumerate(r["hops"]):
+            if h["event"] == "wait":
+                nxt = r["hops"][i + 1]
+                assert nxt["event"] == "switch_in" and nxt["pid"] == h["pid"], \
+                    f"{mode}: the thread's wait is not followed by its switch-in: {ev}"
+                gaps.append(nxt["ts_ns"] - h["ts_ns"])
+        waits += "wait" in ev
+    merged = sum("merged" in r["flags"] for r in recs)
+    awake = int(open(f"{T}/{mode}.awake").read())
+    lat = sorted(r["latency_ns"] for r in recs) or [0]
+    gaps.sort()
+    g = f"{gaps[len(gaps) // 2] / 1000:.0f} / {gaps[0] / 1000:.0f}" if gaps else "-"
+    print(f"{mode:7} {len(recs):>8} {awake:>6} {waits:>9} {merged:>7} {g:>22} "
+          f"{lat[len(lat) // 2] / 1000:>9.0f} / {lat[-1] / 1000:.0f}")
+    # a reader found awake may still have gone to sleep before the wakeup
+    lost = max(0, n - awake - len(recs) - merged)
+    if lost:
+        print(f"{mode}: {lost} chains lost with no cause counted (known, left open)")
+    if len(recs) > n or lost * 100 > n:
+        bad.append(f"{mode}: {len(recs)} records for {n} interrupts, {awake} with the reader awake")
+    if mode == "bus":
+        if waits != len(recs):
+            bad.append(f"bus: {len(recs) - waits} records without the thread's wait")
+        if lat[0] < xfer_us * 1000:
+            bad.append(f"bus: a latency of {lat[0]} ns, shorter than the {xfer_us} us transfer")
+    if mode == "lock" and rt and not waits:
+        bad.append(f"lock (PREEMPT_RT): no record waited for the lock")
+assert not bad, "; ".join(bad)
+PY
+echo "model-device: ok"
