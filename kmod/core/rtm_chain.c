@@ -157,7 +157,11 @@ bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b)
 		rtm_comm_bit(comm));
 }
 
-/* Keep the branch whose chain started first (b1 on ties); free the other. */
+/*
+ * Keep the branch whose chain started first (b1 on ties); free the other.
+ * Two branches of one task: the kept one is an IRQ thread's pass if either
+ * was (a wakeup of the thread mid-pass by an older chain's task).
+ */
 u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 {
 	u32 c1 = rtm_ld32(&rtm_br(c, b1)->chain);
@@ -170,6 +174,9 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 		lose = b1;
 		kc = c2;
 	}
+	if (rtm_br(c, keep)->pid == rtm_br(c, lose)->pid)
+		rtm_br(c, keep)->flags |= rtm_br(c, lose)->flags &
+					   RTM_BF_IRQTHREAD;
 	if (c1 != c2 &&
 	    !(rtm_ld32(&rtm_chain_of(c, kc)->xflags) & RTM_CX_MERGED))
 		rtm_or32(&rtm_chain_of(c, kc)->xflags, RTM_CX_MERGED);

@@ -328,7 +328,7 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		if (own)
 			rtm_waitwork_free(c, own);
 		br = rtm_br(c, v);
-		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
+		br->flags &= (u8)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
 		br->pid = pid;
 		br->tgid = tgid;
 		br->comm[0] = wcomm[0];
@@ -487,7 +487,7 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 			end = rtm_ld64(&w->end_ts);
 			rtm_waitwork_free(c, w);
 		}
-		br->flags &= (u16)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
+		br->flags &= (u8)~(RTM_BF_IRQTHREAD | RTM_BF_HANDED);
 		br->pid = pid;
 		br->tgid = tgid;
 		br->comm[0] = comm[0];

@@ -418,7 +418,7 @@ struct rtm_chain {
 					 * no switch of the task since */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
-_Static_assert(RTM_REC_F_COOKIE <= 0xffff, "RTM_BF_COOKIE fits branch flags");
+_Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
 
 struct rtm_branch {
 	rtm_a32 chain;		/* peeked by tick without ownership */

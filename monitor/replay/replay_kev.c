@@ -97,8 +97,8 @@ static void lock_wait_set(__u32 pid, bool on)
  * to the thread's next pass (rtm_ev_irq_exit_rerun); the replay infers it:
  * a handled exit with no waking of the IRQ's thread after it, while that
  * thread (comm "irq/N-...", learned from the events naming it) is awake
- * (since its last waking, or switch-in, and not switched out blocked
- * outside a lock wait). Unknown at the start of the trace: asleep.
+ * (since its last waking, or switch-in, and not switched out in S: a D,
+ * or a lock wait, is mid-pass). Unknown at the start of the trace: asleep.
  */
 #define IRQ_THREADS	4096
 static struct {
@@ -450,7 +450,13 @@ static void kev_apply(const struct rx_kev *e)
 			rx_lock_waits++;	/* a lock wait, not the end */
 			blocked = RTM_SWITCH_LOCK_WAIT;
 		}
-		if (blocked && blocked != RTM_SWITCH_LOCK_WAIT)
+		/*
+		 * asleep for a new interrupt only in S (or another non-D
+		 * state): an IRQ thread in D mid-pass, or waiting for a lock,
+		 * is woken by it with a traced waking, or not at all
+		 */
+		if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
+		    blocked != RTM_SWITCH_BLOCKED_D)
 			pid_bit_set(&awake, e->prev, false);
 		rtm_ev_switch(core, c, ts, e->prev, blocked, e->next, 0,
 			      e->next_comm);
