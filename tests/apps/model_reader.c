@@ -33,6 +33,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	len = snprintf(cmd, sizeof(cmd), "%s 1 100", argv[1]);
+	if (len < 0 || (size_t)len >= sizeof(cmd)) {
+		fprintf(stderr, "model_reader: mode '%s' too long\n", argv[1]);
+		return 2;
+	}
 	for (i = 0; i < want; i++) {
 		if (write(fd, cmd, (size_t)len) != len) {
 			fprintf(stderr, "model_reader: write '%s': %s\n", cmd, strerror(errno));

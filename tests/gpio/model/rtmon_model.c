@@ -52,6 +52,9 @@ MODULE_PARM_DESC(irq_bus, "the bus controller's interrupt (read only)");
 static int reader_awake;
 module_param(reader_awake, int, 0444);
 MODULE_PARM_DESC(reader_awake, "events handled while no reader waited (read only)");
+static int xfer_lost;
+module_param(xfer_lost, int, 0444);
+MODULE_PARM_DESC(xfer_lost, "bus transfers whose interrupt never came (read only)");
 static unsigned int xfer_us = 200;
 module_param(xfer_us, uint, 0644);
 MODULE_PARM_DESC(xfer_us, "bus mode: a transfer's time");
@@ -65,7 +68,6 @@ static DECLARE_COMPLETION(xfer_done);
 static DEFINE_SPINLOCK(dev_lock);
 static DEFINE_MUTEX(dev_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(readers);
-static DECLARE_WAIT_QUEUE_HEAD(holder_wq);
 static struct task_struct *holder;
 static atomic_t handled, holder_go;
 static int mode;		/* of the firing under way */
@@ -81,9 +83,13 @@ static void raise_irq(int irq)
 static enum hrtimer_restart fire_fn(struct hrtimer *t)
 {
 	if (mode == M_LOCK || mode == M_MUTEX) {
-		/* the helper raises it while it holds the lock */
+		/*
+		 * the helper raises it while it holds the lock (woken by
+		 * wake_up_process(): a wait queue's lock sleeps on
+		 * PREEMPT_RT, and this runs in hard IRQ)
+		 */
 		atomic_set(&holder_go, 1);
-		wake_up(&holder_wq);
+		wake_up_process(holder);
 	} else {
 		raise_irq(irq_dev);
 	}
@@ -102,10 +108,14 @@ static enum hrtimer_restart xfer_fn(struct hrtimer *t)
 static int holder_fn(void *unused)
 {
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(holder_wq, atomic_read(&holder_go) ||
-					 kthread_should_stop());
-		if (!atomic_xchg(&holder_go, 0))
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!atomic_xchg(&holder_go, 0)) {
+			if (!kthread_should_stop())
+				schedule();
+			__set_current_state(TASK_RUNNING);
 			continue;
+		}
+		__set_current_state(TASK_RUNNING);
 		if (mode == M_LOCK) {
 			spin_lock(&dev_lock);
 			raise_irq(irq_dev);
@@ -128,7 +138,9 @@ static irqreturn_t dev_thread(int irq, void *unused)
 		reinit_completion(&xfer_done);
 		hrtimer_start(&xfer_timer, ns_to_ktime((u64)xfer_us * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_HARD);
-		wait_for_completion(&xfer_done);
+		/* a lost bus interrupt must not hang the thread (and rmmod) */
+		if (!wait_for_completion_timeout(&xfer_done, HZ))
+			WRITE_ONCE(xfer_lost, xfer_lost + 1);
 		break;
 	case M_LOCK:
 		spin_lock(&dev_lock);

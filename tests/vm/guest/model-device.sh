@@ -29,10 +29,24 @@ dir=${RTMON_GPIO_SIM_DIR:-$RTMON_TOP/build/gpio-sim/${RTMON_BOARD:?}}
 READER=$APPS/model_reader
 [ -x "$READER" ] || fail "model_reader not built (make -C tests/apps)"
 [ -f "$dir/rtmon-model.ko" ] || fail "no $dir/rtmon-model.ko (scripts/build-gpio-sim $RTMON_BOARD)"
-grep -q '^irq_sim ' /proc/modules || insmod "$dir/irq-sim.ko" || fail "insmod irq-sim.ko failed"
+# irq-sim unloaded again at the end, when loaded here: gpio-sim's
+# sim-setup.sh, in the tests after this one, loads it itself
+rmmod rtmon_model 2>/dev/null || true
+sim_loaded=
+if ! grep -q '^irq_sim ' /proc/modules; then
+	insmod "$dir/irq-sim.ko" || fail "insmod irq-sim.ko failed"
+	sim_loaded=1
+fi
+reader= firer=
+model_cleanup() {
+	[ -z "$reader$firer" ] || kill $reader $firer 2>/dev/null || true
+	wait || true
+	rmmod rtmon_model 2>/dev/null || true
+	[ -z "$sim_loaded" ] || rmmod irq_sim 2>/dev/null || true
+	rtmon_cleanup
+}
+trap model_cleanup EXIT
 insmod "$dir/rtmon-model.ko" || fail "insmod rtmon-model.ko failed: $(dmesg | tail -n 2)"
-reader=
-trap '[ -z "$reader" ] || kill $reader 2>/dev/null; rmmod rtmon_model 2>/dev/null || true; rtmon_cleanup' EXIT
 irq=$(cat /sys/module/rtmon_model/parameters/irq_dev)
 xfer_us=$(cat /sys/module/rtmon_model/parameters/xfer_us)
 rt=0
@@ -47,7 +61,10 @@ for mode in direct bus lock mutex; do
 	reader=$!
 	sleep 0.3
 	a0=$(cat /sys/module/rtmon_model/parameters/reader_awake)
-	"$READER" $mode "$n" >"$T/$mode.out" 2>&1 || fail "model_reader $mode: $(cat "$T/$mode.out")"
+	timeout 120 "$READER" $mode "$n" >"$T/$mode.out" 2>&1 &
+	firer=$!
+	wait $firer || fail "model_reader $mode (exit $?): $(cat "$T/$mode.out")"
+	firer=
 	wait $reader || fail "rtmonctl records failed"
 	reader=
 	cat "$T/$mode.out"
@@ -55,7 +72,7 @@ for mode in direct bus lock mutex; do
 done
 grep -E '^  (irq threads|work untraced|drops)' /proc/rtmon/status || true
 
-python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" <<'PY'
+python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" <<'PY' || fail "model-device: the records disagree with the device (above)"
 import json, sys
 T, n, irq, xfer_us, rt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 print(f"{'mode':7} {'records':>8} {'awake':>6} {'with wait':>9} {'merged':>7} {'wait->run us med/min':>22} {'latency us med/max':>20}")
@@ -97,4 +114,6 @@ for mode in ("direct", "bus", "lock", "mutex"):
         bad.append(f"lock (PREEMPT_RT): no record waited for the lock")
 assert not bad, "; ".join(bad)
 PY
+[ "$(cat /sys/module/rtmon_model/parameters/xfer_lost)" = 0 ] ||
+	fail "the device lost $(cat /sys/module/rtmon_model/parameters/xfer_lost) bus transfers' interrupts"
 echo "model-device: ok"
