@@ -141,7 +141,9 @@ echo >$tr/trace
 echo 4096 >$tr/buffer_size_kb
 evs="irq/irq_handler_entry irq/irq_handler_exit sched/sched_waking sched/sched_switch"
 [ -d $tr/events/irq_vectors/irq_work_entry ] && evs="$evs irq_vectors/irq_work_entry irq_vectors/irq_work_exit"
-timeout 60 gpiomon -b -n 20 -F '%o %e' "$chip" 1 >"$W/mon-trace.txt" 2>&1 &
+# (its bound: the 20 gpioset processes, each a fork and exec, can take over
+# 60 s on the debug kernel: 19 events of 20 came before a 60 s timeout)
+timeout 240 gpiomon -b -n 20 -F '%o %e' "$chip" 1 >"$W/mon-trace.txt" 2>&1 &
 mon=$!
 bg_pids+=("$mon")
 wait_used "$chip" 1
