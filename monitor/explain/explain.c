@@ -15,6 +15,7 @@
 
 #include "explain.h"
 #include "rtm_record.h"
+#include "rtmon/rtmon.h"
 
 static const char *const cat_names[RTX_NCAT] = {
 	[RTX_SOURCE_DELAY] = "source_delay",
@@ -852,23 +853,13 @@ json_t *rtx_json(const struct rtx_result *r)
 
 /* ---- the chain from a record's JSON ---- */
 
+/* a record's hop event names are librtmon's (rtmon_hop_name, "?" unknown) */
 static int hop_type(const char *ev)
 {
-	static const char *const names[] = {
-		[RTM_HOP_IRQ] = "irq", [RTM_HOP_TIMER] = "timer",
-		[RTM_HOP_TIMER_RUN] = "timer_run",
-		[RTM_HOP_SOFTIRQ_RAISE] = "softirq_raise",
-		[RTM_HOP_SOFTIRQ_ENTRY] = "softirq",
-		[RTM_HOP_WAKING] = "waking", [RTM_HOP_SWITCH_IN] = "switch_in",
-		[RTM_HOP_BLOCK] = "block", [RTM_HOP_WORK_BEGIN] = "work_begin",
-		[RTM_HOP_WORK_END] = "work_end", [RTM_HOP_IRQ_EXIT] = "irq_exit",
-		[RTM_HOP_RERUN] = "rerun", [RTM_HOP_HANDOFF] = "handoff",
-		[RTM_HOP_WAIT] = "wait",
-	};
 	unsigned int i;
 
-	for (i = 1; ev && i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i] && !strcmp(ev, names[i]))
+	for (i = 1; ev && strcmp(ev, "?") && i <= UINT8_MAX; i++)
+		if (!strcmp(ev, rtmon_hop_name(i)))
 			return (int)i;
 	return -1;
 }
