@@ -555,13 +555,16 @@ static rtm_always_inline int rtm_end_target(struct rtm_core *c,
  * switched to another task meanwhile: a branch of another task in its slot
  * is never touched (nb waits in the task table: the task's switch_in comes
  * after this wakeup). An empty slot cannot tell; the switch-out of the
- * task found there then drops nb as stale.
+ * task found there then drops nb as stale. An IRQ thread in its pass keeps
+ * it: another chain's wakeup only ends a wait inside its handler (a lock, a
+ * bus transfer: RTM_HOP_WAIT), the pass goes on for its own IRQ's chain.
  */
 static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu)
 {
 	struct rtm_branch *br = rtm_br(c, nb);
 	rtm_a32 *slot = &c->cpus[run_cpu].task_cur;
+	const struct rtm_branch *ob;
 	u32 old, pid;
 	int tid;
 	u64 dl;
@@ -576,8 +579,13 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 	br->flags |= RTM_BF_RUNWAKE;
 	old = rtm_ld32(slot);
 	for (;;) {
-		if (old && rtm_racy32(&rtm_br(c, old)->pid) != pid)
+		ob = old ? rtm_br(c, old) : NULL;
+		if (ob && rtm_racy32(&ob->pid) != pid)
 			goto left;
+		if (ob && (rtm_racy8(&ob->flags) & ~br->flags & RTM_BF_IRQTHREAD)) {
+			rtm_branch_free(c, cpu, nb, RTM_C_BR_MERGED);
+			return;
+		}
 		if (rtm_cas32(slot, old, nb))
 			break;
 		old = rtm_ld32(slot);

@@ -62,6 +62,7 @@ static inline bool rtm_cas64(rtm_a64 *p, u64 old, u64 new)
  * branch in another cpu's slot): a hint, validated by a CAS after it.
  */
 #define rtm_racy32(p)		data_race(READ_ONCE(*(p)))
+#define rtm_racy8(p)		data_race(READ_ONCE(*(p)))
 #define rtm_assert(x)		do { } while (0)	/* RTM_DEBUG: tests */
 #define rtm_noinline		noinline
 #define rtm_always_inline	__always_inline
@@ -155,6 +156,16 @@ __attribute__((__no_sanitize_thread__))
 static inline u32 rtm_racy32(const u32 *p)
 {
 	return *(const volatile u32 *)p;
+}
+
+#if defined(__clang__)
+__attribute__((__no_sanitize__("thread")))
+#else
+__attribute__((__no_sanitize_thread__))
+#endif
+static inline u8 rtm_racy8(const u8 *p)
+{
+	return *(const volatile u8 *)p;
 }
 
 /* invariants, checked in the tests' builds (-DRTM_DEBUG) */
