@@ -117,8 +117,13 @@ print(f"clock-read gap (cyclictest - rtmon) ns: median {statistics.median(gaps)}
 arg = max(range(len(pairs)), key=lambda i: pairs[i][0])
 print(f"cyclictest's worst wakeup: rtmon saw {pairs[arg][1]} ns of its {pairs[arg][0]} ns; "
       f"rtmon's own worst {max(rt_lat)} ns")
+# Under KCSAN (its runtime in this kernel: /sys/module/kcsan) every memory
+# access of rtmon's probe after its clock read calls into the race
+# detector, which the emulation makes slow: medians of 105-221 us measured
+# on the KCSAN board (plain boards 16-70 us), so the bound there is 400 us.
+bound = 400000 if os.path.isdir("/sys/module/kcsan") else 200000
 med = statistics.median(gaps)
-assert med < 200000, f"median clock-read gap {med} ns: rtmon misses part of the latency"
+assert med < bound, f"median clock-read gap {med} ns (bound {bound}): rtmon misses part of the latency"
 assert 0 <= d <= gaps[arg], f"maxima differ by {d} ns, more than the worst wakeup's gap {gaps[arg]}"
 PY
 }
