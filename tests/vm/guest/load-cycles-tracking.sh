@@ -1,4 +1,4 @@
-# 50 load/unload cycles while hackbench and cyclictest run and rtmon is
+# 20 load/unload cycles while hackbench and cyclictest run and rtmon is
 # tracking targets (open chains at every unload); the harness checks that
 # dmesg stays clean.
 # timeout: 300
@@ -11,7 +11,7 @@ chrt -f -p 10 $$
 cyclictest -q -m -p 80 -t 1 -i 500 -D 600 >/dev/null 2>&1 &
 ct=$!
 sleep 1
-for i in $(seq 1 50); do
+for i in $(seq 1 20); do
 	rtmon_load
 	$RTMONCTL targets add --comm cyclictest --timer >/dev/null
 	$RTMONCTL targets add --comm hackbench --any-irq --end block >/dev/null
@@ -23,4 +23,4 @@ kill -0 $ct || fail "cyclictest died"
 kill -0 $hb || fail "hackbench died"
 kill $hb $ct
 wait || true
-echo "load-cycles-tracking: 50 cycles ok"
+echo "load-cycles-tracking: 20 cycles ok"
