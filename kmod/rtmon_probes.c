@@ -349,6 +349,7 @@ static void rtmon_sched_waking(void *data, struct task_struct *p)
 static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
+	struct rtm_switch_who who;
 	long blocked;
 	u32 cpu, ask;
 
@@ -373,8 +374,11 @@ static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 	if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
 	    raw_spin_is_locked(&prev->pi_lock))
 		blocked |= RTM_SWITCH_WAKE_PENDING;
+	who.prev_prio = prev->prio;
+	who.next_prio = next->prio;
+	who.prev_comm = prev->comm;
 	rtm_ev_switch_asked(c, cpu, rtmon_now(), prev->pid, blocked,
-			    next->pid, next->tgid, next->comm, ask);
+			    next->pid, next->tgid, next->comm, &who, ask);
 }
 
 static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)

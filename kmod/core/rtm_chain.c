@@ -372,6 +372,16 @@ static rtm_always_inline void rtm_fill_rec(struct rtm_core *c, u32 cpu,
 		h = ch->hops[h].parent;
 	}
 	rtm_hop_out(&rec->hops[0], &ch->hops[0]);
+	rtm_blame_fill(c, ch, tip_hop, start, end, &rec->blame);
+#ifdef RTM_DEBUG
+	{
+		u64 sum = 0;
+
+		for (i = 0; i < RTM_BLAME_NR; i++)
+			sum += rec->blame.ns[i];
+		rtm_assert(sum == rec->latency_ns);
+	}
+#endif
 }
 
 /*

@@ -235,9 +235,19 @@ void rtm_ev_waking_running(struct rtm_core *c, __u32 cpu, __u64 ts,
  */
 #define RTM_SWITCH_BLOCKED_D	3
 #define RTM_SWITCH_LOCK_WAIT	4
+/*
+ * who: the two tasks' kernel priorities (0-139, RTM_PRIO_UNKNOWN) and
+ * prev's comm (RTM_COMM_LEN bytes readable, or NULL), which name the task
+ * a chain's task waited behind (record.blame); NULL: not known.
+ */
+struct rtm_switch_who {
+	__u32 prev_prio;
+	__u32 next_prio;
+	const char *prev_comm;
+};
 void rtm_ev_switch(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 prev_pid,
 		   long prev_state, __u32 next_pid, __u32 next_tgid,
-		   const char *next_comm);
+		   const char *next_comm, const struct rtm_switch_who *who);
 /*
  * comm: the task's (NULL: unknown; a task with no open chain then takes
  * up no IRQ thread's pass for a comm target: rtm_handoff.c)

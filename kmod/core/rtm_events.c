@@ -733,7 +733,8 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 }
 
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
-			   u64 ts, u32 prev, long prev_state)
+			   u64 ts, u32 prev, long prev_state,
+			   const struct rtm_task_who *next)
 {
 	struct rtm_branch *br;
 	bool pending;
@@ -783,6 +784,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	}
 	if (!prev_state) {
 		/* preempted: keep the branch until it runs again */
+		rtm_hop_add_by(c, cpu, b, RTM_HOP_PREEMPT, RTM_CTX_TASK,
+			       br->pid, br->comm, ts, next);
 		rtm_task_put(c, cpu, prev, b);
 		return;
 	}
@@ -801,7 +804,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 }
 
 static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
-			  u64 ts, u32 next, u32 tgid, const char *comm)
+			  u64 ts, u32 next, u32 tgid, const char *comm,
+			  const struct rtm_task_who *prev)
 {
 	struct rtm_branch *br;
 	u32 b;
@@ -820,8 +824,8 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		br->tgid = tgid;
 	if (comm)
 		rtm_comm_load(br->comm, comm);
-	rtm_hop_add(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next, br->comm,
-		    ts);
+	rtm_hop_add_by(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next,
+		       br->comm, ts, prev);
 	tid = rtm_end_target(c, br, RTM_END_SWITCH_IN, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
@@ -834,19 +838,31 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 prev_pid, long prev_state,
 					 u32 next_pid, u32 next_tgid,
-					 const char *next_comm, bool in)
+					 const char *next_comm,
+					 const struct rtm_switch_who *who,
+					 bool in)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
+	struct rtm_task_who other;
 
 	rtm_disarm(c, cpu, pc);
-	if (rtm_ld32(&pc->task_cur))
-		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state);
+	if (rtm_ld32(&pc->task_cur)) {
+		other.pid = next_pid;
+		other.prio = who ? who->next_prio : RTM_PRIO_UNKNOWN;
+		other.comm = next_comm;
+		rtm_switch_out(c, cpu, pc, ts, prev_pid, prev_state, &other);
+	}
 	/*
 	 * asked after prev's end, which may change the table; with a chain
 	 * on this cpu, the table is seldom empty: its live count not asked
 	 */
-	if (in || (next_pid && rtm_htab_maybe(&c->tasks, next_pid)))
-		rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm);
+	if (in || (next_pid && rtm_htab_maybe(&c->tasks, next_pid))) {
+		other.pid = prev_pid;
+		other.prio = who ? who->prev_prio : RTM_PRIO_UNKNOWN;
+		other.comm = who ? who->prev_comm : NULL;
+		rtm_switch_in(c, cpu, pc, ts, next_pid, next_tgid, next_comm,
+			      &other);
+	}
 }
 
 /*
@@ -855,7 +871,7 @@ static rtm_noinline void rtm_switch_slow(struct rtm_core *c, u32 cpu,
  */
 void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 		   long prev_state, u32 next_pid, u32 next_tgid,
-		   const char *next_comm)
+		   const char *next_comm, const struct rtm_switch_who *who)
 {
 	u32 ask;
 
@@ -864,15 +880,16 @@ void rtm_ev_switch(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 	ask = rtm_switch_ask(c, &c->cpus[cpu], next_pid);
 	if (ask != RTM_ASK_NO)
 		rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid,
-				next_tgid, next_comm, ask == RTM_ASK_IN);
+				next_tgid, next_comm, who, ask == RTM_ASK_IN);
 }
 
 void rtm_ev_switch_asked(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 			 long prev_state, u32 next_pid, u32 next_tgid,
-			 const char *next_comm, u32 ask)
+			 const char *next_comm,
+			 const struct rtm_switch_who *who, u32 ask)
 {
 	rtm_switch_slow(c, cpu, ts, prev_pid, prev_state, next_pid, next_tgid,
-			next_comm, ask == RTM_ASK_IN);
+			next_comm, who, ask == RTM_ASK_IN);
 }
 
 static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)

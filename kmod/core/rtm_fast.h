@@ -136,7 +136,8 @@ static inline u32 rtm_switch_ask(struct rtm_core *c, struct rtm_cpu *pc,
  */
 void rtm_ev_switch_asked(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 			 long prev_state, u32 next_pid, u32 next_tgid,
-			 const char *next_comm, u32 ask);
+			 const char *next_comm,
+			 const struct rtm_switch_who *who, u32 ask);
 
 /* rtm_ev_switch() */
 static inline bool rtm_switch_wanted(struct rtm_core *c, u32 cpu,

@@ -332,9 +332,17 @@ struct rtm_hop {
 	u64 comm[2];
 	u16 parent;		/* index of the previous hop on the path */
 	u16 depth;		/* hops on the root..this path (root: 1) */
-	u32 pad;
+	/*
+	 * the task that had the cpu (switch_in: the one switched out for
+	 * the chain's task; preempt: the one that took its place), 0: none
+	 */
+	u32 by_pid;
+	u64 by_comm[2];
+	u8 by_prio;		/* RTM_PRIO_UNKNOWN: not known */
+	u8 pad[7];
 };
 
+_Static_assert(sizeof(struct rtm_hop) == 64, "rtm_hop: one cache line");
 _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 	       __builtin_offsetof(struct rtm_rec_hop, comm) &&
 	       __builtin_offsetof(struct rtm_hop, parent) ==
@@ -502,7 +510,7 @@ struct rtm_ovf {
 	rtm_a32 busy;
 	u32 pad[15];
 	struct rtm_record rec;
-	u64 pad1[3];
+	u64 pad1[2];
 };
 
 _Static_assert(sizeof(struct rtm_ovf) % 64 == 0, "rtm_ovf: 64-byte stride");
@@ -728,6 +736,23 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
  */
 #define RTM_FOLLOW_HOPS_X	4
 
+static inline void rtm_comm_load(u64 *dst, const char *comm)
+{
+	if (comm) {
+		memcpy(dst, comm, RTM_COMM_LEN);
+	} else {
+		dst[0] = 0;
+		dst[1] = 0;
+	}
+}
+
+/* a switch's other task, for a hop's by_* fields */
+struct rtm_task_who {
+	u32 pid;
+	u32 prio;
+	const char *comm;
+};
+
 /*
  * A hop of branch b, after its tip. Inline: every transition adds one,
  * and a call with eight arguments cost more than the stores themselves
@@ -737,8 +762,9 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b);
  * RTM_FOLLOW_HOPS_X times its hop slots to a task no target may want; the
  * caller frees b.
  */
-static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
-			       u32 ctx, u32 pid, const u64 *comm, u64 ts)
+static inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
+				  u32 type, u32 ctx, u32 pid, const u64 *comm,
+				  u64 ts, const struct rtm_task_who *by)
 {
 	struct rtm_branch *br = rtm_br(c, b);
 	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
@@ -768,8 +794,22 @@ static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 		h->comm[0] = 0;
 		h->comm[1] = 0;
 	}
+	if (by) {
+		h->by_pid = by->pid;
+		h->by_prio = (u8)(by->prio < RTM_PRIO_UNKNOWN ? by->prio :
+				  RTM_PRIO_UNKNOWN);
+		rtm_comm_load(h->by_comm, by->comm);
+	} else {
+		h->by_pid = 0;
+	}
 	br->hop = (u16)idx;
 	return false;
+}
+
+static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
+			       u32 ctx, u32 pid, const u64 *comm, u64 ts)
+{
+	return rtm_hop_add_by(c, cpu, b, type, ctx, pid, comm, ts, NULL);
 }
 void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
 void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);
@@ -782,6 +822,10 @@ void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       const u64 *comm);
 void rtm_emit_timeout(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 		      u32 target, u64 deadline);
+/* record.blame of chain ch's path root..tip_hop (rtm_blame.c) */
+void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
+		    u32 tip_hop, u64 start, u64 end,
+		    struct rtm_rec_blame *out);
 
 static inline bool rtm_branch_done(struct rtm_core *c, u32 b)
 {
@@ -809,16 +853,6 @@ static inline u32 rtm_slot_take(rtm_a32 *slot)
 	if (!rtm_ld32(slot))
 		return 0;
 	return rtm_xchg32(slot, 0);
-}
-
-static inline void rtm_comm_load(u64 *dst, const char *comm)
-{
-	if (comm) {
-		memcpy(dst, comm, RTM_COMM_LEN);
-	} else {
-		dst[0] = 0;
-		dst[1] = 0;
-	}
 }
 
 #endif /* RTM_INTERNAL_H */

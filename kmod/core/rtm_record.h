@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 
-#define RTM_REC_VERSION		3	/* 2: cookie; 3: timer_kind */
+#define RTM_REC_VERSION		4	/* 2: cookie; 3: timer_kind; 4: blame */
 #define RTM_REC_MAX_HOPS	16
 #define RTM_COMM_LEN		16
 
@@ -89,6 +89,8 @@
 					 * a lock, a bus transfer); its pass
 					 * goes on when it runs again:
 					 * pid/comm = the thread */
+#define RTM_HOP_PREEMPT		15	/* the chain's task preempted (switched
+					 * out runnable): pid/comm = that task */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0
@@ -96,6 +98,56 @@
 #define RTM_CTX_HARDIRQ		2
 
 #define RTM_TARGET_NONE		0xffff
+
+/*
+ * record.blame: the latency cut into causes at the chain's own hops (the
+ * intervals between consecutive hops of the root..end path, each given to
+ * one category by the two hops around it), so that the parts add up to
+ * latency_ns exactly. blame_ns[] is indexed by RTM_BLAME_*.
+ */
+#define RTM_BLAME_SOURCE	0	/* a timer's expiry to its handler */
+#define RTM_BLAME_HANDLER	1	/* hard IRQ or timer handler */
+#define RTM_BLAME_SOFTIRQ	2	/* softirq raised, pending and running */
+#define RTM_BLAME_RUNNABLE	3	/* a woken task waiting for its cpu */
+#define RTM_BLAME_RUNNING	4	/* the chain's task running */
+#define RTM_BLAME_PREEMPTED	5	/* the chain's task preempted */
+#define RTM_BLAME_BLOCKED	6	/* an IRQ thread waiting mid-pass */
+#define RTM_BLAME_UNKNOWN	7	/* after the last hop known: the
+					 * end's hop not stored (hop storage
+					 * full), or a TIMEOUT report (the
+					 * chain still open: its completion
+					 * record has the blame) */
+#define RTM_BLAME_NR		8
+#define RTM_BLAME_NAMES_INIT {						\
+	[RTM_BLAME_SOURCE] = "source", [RTM_BLAME_HANDLER] = "handler",	\
+	[RTM_BLAME_SOFTIRQ] = "softirq", [RTM_BLAME_RUNNABLE] = "runnable",	\
+	[RTM_BLAME_RUNNING] = "running", [RTM_BLAME_PREEMPTED] = "preempted",	\
+	[RTM_BLAME_BLOCKED] = "blocked", [RTM_BLAME_UNKNOWN] = "unknown" }
+/*
+ * The tasks that held the cpu while the chain's task waited for it
+ * (runnable: the task switched out for it; preempted: the task that took
+ * its cpu), largest first; culprit_other_ns: the rest of that time.
+ */
+#define RTM_REC_CULPRITS	4
+#define RTM_PRIO_UNKNOWN	0xff	/* culprit.prio: not known */
+
+struct rtm_rec_culprit {
+	__u64 ns;			/* time charged to this task */
+	__u32 pid;			/* 0: unused entry */
+	__u8 category;			/* RTM_BLAME_RUNNABLE or _PREEMPTED
+					 * (of its largest share) */
+	__u8 prio;			/* kernel prio: 0-99 real-time (99 -
+					 * rt priority), 100-139 normal (120 +
+					 * nice); RTM_PRIO_UNKNOWN */
+	__u16 pad;
+	__u8 comm[RTM_COMM_LEN];	/* NUL-padded, may be empty */
+};
+
+struct rtm_rec_blame {
+	__u64 ns[RTM_BLAME_NR];
+	struct rtm_rec_culprit culprit[RTM_REC_CULPRITS];
+	__u64 culprit_other_ns;
+};
 
 struct rtm_rec_hop {
 	__u64 ts_ns;			/* event time (monotonic ns) */
@@ -127,10 +179,13 @@ struct rtm_record {
 	__u32 chain_hops;		/* hops recorded on the whole chain */
 	__u32 timer_kind;		/* RTM_TIMER_* (timer chains), else 0 */
 	__u64 cookie;			/* work cookie (RTM_REC_F_COOKIE), else 0 */
+	struct rtm_rec_blame blame;
 	struct rtm_rec_hop hops[RTM_REC_MAX_HOPS];
 };
 
 _Static_assert(sizeof(struct rtm_rec_hop) == 32, "rtm_rec_hop layout");
-_Static_assert(sizeof(struct rtm_record) == 616, "rtm_record layout");
+_Static_assert(sizeof(struct rtm_rec_culprit) == 32, "rtm_rec_culprit layout");
+_Static_assert(sizeof(struct rtm_rec_blame) == 200, "rtm_rec_blame layout");
+_Static_assert(sizeof(struct rtm_record) == 816, "rtm_record layout");
 
 #endif /* RTM_RECORD_H */

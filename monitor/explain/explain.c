@@ -660,7 +660,8 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 	case RTM_HOP_SWITCH_IN:
 		/* woken (or preempted earlier) until it runs */
 		task_split(x, h->pid, h->comm, a, b,
-			   p->type == RTM_HOP_SWITCH_IN ? T_PREEMPTED :
+			   p->type == RTM_HOP_SWITCH_IN ||
+			   p->type == RTM_HOP_PREEMPT ? T_PREEMPTED :
 			   p->type == RTM_HOP_WAIT ? T_BLOCKED : T_RUNNABLE,
 			   h->cpu, p);
 		return;
@@ -684,6 +685,7 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 	case RTM_HOP_WORK_BEGIN:
 	case RTM_HOP_BLOCK:
 	case RTM_HOP_WAIT:
+	case RTM_HOP_PREEMPT:
 		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu, p);
 		return;
 	default:

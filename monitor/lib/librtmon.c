@@ -326,10 +326,29 @@ const char *rtmon_hop_name(uint32_t type)
 		[RTM_HOP_RERUN] = "rerun",
 		[RTM_HOP_HANDOFF] = "handoff",
 		[RTM_HOP_WAIT] = "wait",
+		[RTM_HOP_PREEMPT] = "preempt",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ?
 		names[type] : "?";
+}
+
+const char *rtmon_blame_name(uint32_t cat)
+{
+	static const char *const names[RTM_BLAME_NR] = RTM_BLAME_NAMES_INIT;
+
+	return cat < RTM_BLAME_NR ? names[cat] : "?";
+}
+
+const char *rtmon_prio_str(uint32_t prio, char *buf, size_t len)
+{
+	if (prio < 100)
+		snprintf(buf, len, "rt %u", 99 - prio);
+	else if (prio < 140)
+		snprintf(buf, len, "nice %d", (int)prio - 120);
+	else if (len)
+		buf[0] = 0;
+	return buf;
 }
 
 const char *rtmon_ctx_name(uint32_t ctx)

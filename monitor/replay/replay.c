@@ -412,15 +412,10 @@ void core_setup(void)
 
 /* ---- output ---- */
 
+/* hop names: librtmon's, as in the module's records */
 static const char *hop_name(unsigned int t)
 {
-	static const char *const n[] = {
-		"?", "irq", "timer", "timer_run", "softirq_raise",
-		"softirq_entry", "waking", "switch_in", "block", "work_begin",
-		"work_end", "irq_exit", "rerun", "handoff", "wait"
-	};
-
-	return t < sizeof(n) / sizeof(n[0]) ? n[t] : "?";
+	return rtmon_hop_name(t);
 }
 
 static const char *ctx_name(unsigned int c)
@@ -499,6 +494,76 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/*
+ * The blame's parts add up to the latency (rtm_blame.c builds them so):
+ * a record where they do not is a bug of the core, not of the input.
+ */
+static void blame_check(const struct rtm_record *r)
+{
+	unsigned long long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		sum += r->blame.ns[i];
+	if (sum != r->latency_ns) {
+		fprintf(stderr, "rtmon-replay: record #%llu: blame adds up to %llu ns, latency %llu ns\n",
+			(unsigned long long)r->seq, sum,
+			(unsigned long long)r->latency_ns);
+		exit(3);
+	}
+}
+
+static void blame_json(const struct rtm_record *r)
+{
+	const struct rtm_rec_culprit *k;
+	char comm[RTM_COMM_LEN + 1];
+	unsigned int i, n = 0;
+
+	printf(",\"blame\":{");
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		printf("%s\"%s\":%llu", i ? "," : "", rtmon_blame_name(i),
+		       (unsigned long long)r->blame.ns[i]);
+	printf(",\"culprits\":[");
+	for (i = 0; i < RTM_REC_CULPRITS; i++) {
+		k = &r->blame.culprit[i];
+		if (!k->pid)
+			continue;
+		comm_str(comm, k->comm);
+		printf("%s{\"pid\":%u,\"comm\":", n++ ? "," : "", k->pid);
+		json_str(comm);
+		printf(",\"prio\":%u,\"category\":\"%s\",\"ns\":%llu}", k->prio,
+		       rtmon_blame_name(k->category), (unsigned long long)k->ns);
+	}
+	printf("],\"culprit_other_ns\":%llu}",
+	       (unsigned long long)r->blame.culprit_other_ns);
+}
+
+static void blame_text(const struct rtm_record *r)
+{
+	const struct rtm_rec_culprit *k;
+	char comm[RTM_COMM_LEN + 1], prio[16];
+	unsigned int i;
+
+	printf("  blame:");
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		if (r->blame.ns[i])
+			printf(" %s=%llu", rtmon_blame_name(i),
+			       (unsigned long long)r->blame.ns[i]);
+	for (i = 0; i < RTM_REC_CULPRITS; i++) {
+		k = &r->blame.culprit[i];
+		if (!k->pid)
+			continue;
+		comm_str(comm, k->comm);
+		rtmon_prio_str(k->prio, prio, sizeof(prio));
+		printf(" | %s behind %s[%u]%s%s %llu", rtmon_blame_name(k->category),
+		       comm[0] ? comm : "?", k->pid, prio[0] ? " " : "", prio,
+		       (unsigned long long)k->ns);
+	}
+	if (r->blame.culprit_other_ns)
+		printf(" | other %llu", (unsigned long long)r->blame.culprit_other_ns);
+	putchar('\n');
+}
+
 static void print_record(const struct rtm_record *r)
 {
 	char comm[RTM_COMM_LEN + 1], fl[128], desc[64];
@@ -506,6 +571,7 @@ static void print_record(const struct rtm_record *r)
 	unsigned int i;
 
 	nrecords++;
+	blame_check(r);
 	if (opt.explain)
 		rx_keep_record(r);
 	comm_str(comm, r->target_comm);
@@ -545,7 +611,9 @@ static void print_record(const struct rtm_record *r)
 			       (unsigned long long)h->ts_ns, i && h->ts_ns >= r->hops[i - 1].ts_ns ?
 			       (unsigned long long)(h->ts_ns - r->hops[i - 1].ts_ns) : 0);
 		}
-		printf("]}\n");
+		printf("]");
+		blame_json(r);
+		printf("}\n");
 		return;
 	}
 	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s%s %llu -> " :
@@ -574,6 +642,7 @@ static void print_record(const struct rtm_record *r)
 		       i && h->ts_ns >= r->hops[i - 1].ts_ns ?
 		       (unsigned long long)(h->ts_ns - r->hops[i - 1].ts_ns) : 0);
 	}
+	blame_text(r);
 }
 
 void drain(void)

@@ -160,6 +160,8 @@ struct rx_kev {
 				 * RTM_SWITCH_BLOCKED_D in D */
 	__u32 next;		/* switch: next task; waking: the woken task */
 	char next_comm[RTM_COMM_LEN];
+	char prev_comm[RTM_COMM_LEN];	/* switch ("" unknown) */
+	__u32 prev_prio, next_prio;	/* switch: RTM_PRIO_UNKNOWN unknown */
 	__u64 cookie;		/* work begin/end */
 	bool lock_rt;		/* lock begin: LCB_F_RT, an rtmutex-based wait */
 };

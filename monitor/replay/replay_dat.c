@@ -46,7 +46,7 @@ struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle,
 #define TF_SOFTIRQ	0x10
 #define TF_NMI		0x40
 
-#define NFIELD		4
+#define NFIELD		7
 #define MAX_EVENT_ID	65536
 
 /* what the replay makes of one event format, found at its first record */
@@ -71,6 +71,12 @@ static void where_dat(FILE *f)
 		fprintf(f, "%s: cpu %d record %llu (ts %llu.%09llu): ", fname,
 			cur_cpu, cur_rec, (unsigned long long)(cur_ts / 1000000000ull),
 			(unsigned long long)(cur_ts % 1000000000ull));
+}
+
+/* a task's kernel priority as the core takes it */
+static __u32 prio(unsigned long long v)
+{
+	return v < RTM_PRIO_UNKNOWN ? (__u32)v : RTM_PRIO_UNKNOWN;
 }
 
 static struct tep_format_field *need(struct tep_event *ev, const char *name)
@@ -160,6 +166,10 @@ static struct dat_ev *dat_event(struct tep_record *rec)
 			d->f[1] = need(ev, "prev_state");
 			d->f[2] = need(ev, "next_pid");
 			d->f[3] = need(ev, "next_comm");
+			/* who ran around the switch, for the blame: optional */
+			d->f[4] = tep_find_field(ev, "prev_comm");
+			d->f[5] = tep_find_field(ev, "prev_prio");
+			d->f[6] = tep_find_field(ev, "next_prio");
 		}
 	} else if (!strcmp(ev->system, "rtmon")) {
 		if (!strcmp(ev->name, "rtmon_work")) {
@@ -284,6 +294,10 @@ static struct tep_event *dat_record(struct tep_record *rec)
 		e.prev_state = !v ? 0 : v & 0x82 ? RTM_SWITCH_BLOCKED_D : 1;
 		e.next = (__u32)num(rec, d->f[2]);
 		str(rec, d->f[3], e.next_comm);
+		if (d->f[4])
+			str(rec, d->f[4], e.prev_comm);
+		e.prev_prio = d->f[5] ? prio(num(rec, d->f[5])) : RTM_PRIO_UNKNOWN;
+		e.next_prio = d->f[6] ? prio(num(rec, d->f[6])) : RTM_PRIO_UNKNOWN;
 		break;
 	case RX_KEV_LOCK_BEGIN:
 		e.lock_rt = num(rec, d->f[0]) & 8;	/* LCB_F_RT */

@@ -66,7 +66,7 @@ static void ft_comm(const char *s, const char *key, const char *next,
  * that is not there.
  */
 static bool ft_plugin_task(const char *s, const char *end, __u64 *pid,
-			   char *comm)
+			   char *comm, __u32 *prio)
 {
 	const char *br = s, *b, *colon = NULL, *p;
 	char *e;
@@ -92,7 +92,22 @@ static bool ft_plugin_task(const char *s, const char *end, __u64 *pid,
 	l = (size_t)(p - 1 - s);
 	memset(comm, 0, RTM_COMM_LEN);
 	memcpy(comm, s, l < RTM_COMM_LEN - 1 ? l : RTM_COMM_LEN - 1);
+	if (prio) {
+		unsigned long v = strtoul(b + 2, &e, 10);
+
+		*prio = e != b + 2 && *e == ']' && v < RTM_PRIO_UNKNOWN ?
+			(__u32)v : RTM_PRIO_UNKNOWN;
+	}
 	return true;
+}
+
+/* a switch's "KEY=prio", RTM_PRIO_UNKNOWN when absent or out of range */
+static __u32 ft_prio(const char *q, const char *key)
+{
+	__u64 v;
+
+	return ft_num(q, key, 10, &v) && v < RTM_PRIO_UNKNOWN ? (__u32)v :
+	       RTM_PRIO_UNKNOWN;
 }
 
 /* sched_waking's task: "comm=... pid=..." or trace-cmd's "comm:pid [prio]" */
@@ -102,7 +117,7 @@ static bool ft_waking_task(const char *q, __u64 *pid, char *comm)
 		ft_comm(q, "comm", "pid", comm);
 		return true;
 	}
-	return ft_plugin_task(q, q + strlen(q), pid, comm);
+	return ft_plugin_task(q, q + strlen(q), pid, comm, NULL);
 }
 
 /*
@@ -301,15 +316,18 @@ static void ftrace_line(char *line)
 		e.next = (__u32)x;
 	} else if (!strcmp(ev, "sched_switch")) {
 		const char *st = ft_field(q, "prev_state"), *arrow;
-		char pcomm[RTM_COMM_LEN];
 
 		if (ft_num(q, "prev_pid", 10, &x) && ft_num(q, "next_pid", 10, &y)
 		    && st) {
 			ft_comm(q, "next_comm", "next_pid", e.next_comm);
+			ft_comm(q, "prev_comm", "prev_pid", e.prev_comm);
+			e.prev_prio = ft_prio(q, "prev_prio");
+			e.next_prio = ft_prio(q, "next_prio");
 		} else if ((arrow = strstr(q, " ==> ")) &&
-			   ft_plugin_task(q, arrow, &x, pcomm) &&
+			   ft_plugin_task(q, arrow, &x, e.prev_comm,
+					  &e.prev_prio) &&
 			   ft_plugin_task(arrow + 5, arrow + 5 + strlen(arrow + 5),
-					  &y, e.next_comm)) {
+					  &y, e.next_comm, &e.next_prio)) {
 			/* "prev:pid [prio] S ==> ...": the state before the arrow */
 			for (st = arrow; st > q && st[-1] != ']'; st--)
 				;

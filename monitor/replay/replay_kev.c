@@ -321,6 +321,7 @@ static void kev_apply(const struct rx_kev *e)
 	struct ft_cpu *fc = &ftc[e->cpu];
 	__u32 c = e->cpu, ctx;
 	__u64 ts = e->ts;
+	struct rtm_switch_who who;
 	bool was_after_exit, soft;
 	long blocked;
 	int run;
@@ -458,8 +459,11 @@ static void kev_apply(const struct rx_kev *e)
 		if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
 		    blocked != RTM_SWITCH_BLOCKED_D)
 			pid_bit_set(&awake, e->prev, false);
+		who.prev_prio = e->prev_prio;
+		who.next_prio = e->next_prio;
+		who.prev_comm = e->prev_comm[0] ? e->prev_comm : NULL;
 		rtm_ev_switch(core, c, ts, e->prev, blocked, e->next, 0,
-			      e->next_comm);
+			      e->next_comm, &who);
 		break;
 	case RX_KEV_LOCK_BEGIN:
 		if (e->lock_rt)

@@ -212,8 +212,11 @@ static void rtm_line(char *line)
 			      running_cpu(x));
 	} else if (!strcmp(ev, "switch")) {
 		static const char *const ok[] = {
-			"prev", "state", "next", "tgid", "comm", NULL
+			"prev", "state", "next", "tgid", "comm", "prev_comm",
+			"prev_prio", "next_prio", NULL
 		};
+		struct rtm_switch_who who;
+		char pcomm[RTM_COMM_LEN];
 		long st = 1;
 
 		kv_check(kv, m, ok);
@@ -231,8 +234,13 @@ static void rtm_line(char *line)
 		comm_copy(comm, kv_get(kv, m, "comm", false));
 		x = kv_u32(kv, m, "next", true, 0);
 		track_switch(c, x);
+		v = kv_get(kv, m, "prev_comm", false);
+		comm_copy(pcomm, v);
+		who.prev_comm = v ? pcomm : NULL;
+		who.prev_prio = kv_u32(kv, m, "prev_prio", false, RTM_PRIO_UNKNOWN);
+		who.next_prio = kv_u32(kv, m, "next_prio", false, RTM_PRIO_UNKNOWN);
 		rtm_ev_switch(core, c, ts, kv_u32(kv, m, "prev", true, 0), st,
-			      x, kv_u32(kv, m, "tgid", false, 0), comm);
+			      x, kv_u32(kv, m, "tgid", false, 0), comm, &who);
 	} else if (!strcmp(ev, "work_begin") || !strcmp(ev, "work_end")) {
 		static const char *const ok[] = {
 			"pid", "tgid", "cookie", "comm", NULL

@@ -285,7 +285,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    rtm_switch_gate(&c->cpus[cpu], &c->tasks.live));
 			UNLESS_WANTED_NOOP(rtm_switch_wanted(c, cpu, b & 15),
 					   rtm_ev_switch(c, cpu, ts, a & 15, (a >> 6) & 1, b & 15,
-							 (b & 15) | 1, (b & 0x80) ? NULL : cm));
+							 (b & 15) | 1, (b & 0x80) ? NULL : cm, NULL));
 			break;
 		case 18:
 			rtm_ev_work_begin(c, cpu, ts, a & 15, (a >> 4) & 1, b & 7,
@@ -306,7 +306,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 23:
 			/* out-of-range cpu must be ignored */
-			rtm_ev_switch(c, NCPU + (a & 3), ts, 1, 1, 2, 2, cm);
+			rtm_ev_switch(c, NCPU + (a & 3), ts, 1, 1, 2, 2, cm, NULL);
 			rtm_ev_irq_entry(c, NCPU, ts, 1);
 			break;
 		default:

@@ -298,7 +298,7 @@ static void *cpu_main(void *arg)
 			/* context switch: prev blocks or is preempted */
 			unsigned int prev = st.cur;
 
-			rtm_ev_switch(core, cpu, now(), prev, op & 1, pid, pid, cm);
+			rtm_ev_switch(core, cpu, now(), prev, op & 1, pid, pid, cm, NULL);
 			st.cur = pid;
 		} else if (op < 85) {
 			/* running task wakes another (task context) */
@@ -323,7 +323,7 @@ static void *cpu_main(void *arg)
 			rtm_ev_tick(core, cpu, now());
 		} else {
 			/* idle */
-			rtm_ev_switch(core, cpu, now(), st.cur, 1, 0, 0, cm);
+			rtm_ev_switch(core, cpu, now(), st.cur, 1, 0, 0, cm, NULL);
 			st.cur = 0;
 		}
 		n++;

@@ -151,7 +151,7 @@ static void t_no_targets_no_cost(void)
 				   (i & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
 		rtm_ev_timer_exit(c, 0, i * 100 + 4, 7,
 				  (i & 1) ? RTM_CTX_SOFTIRQ : RTM_CTX_HARDIRQ);
-		rtm_ev_switch(c, 1, i * 100 + 5, 10 + i, 1, 11 + i, 11, cm);
+		rtm_ev_switch(c, 1, i * 100 + 5, 10 + i, 1, 11 + i, 11, cm, NULL);
 	}
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_started == 0 && s.branches_opened == 0);
@@ -170,7 +170,7 @@ static void t_runtime_target_change(void)
 	comm(cm, "app");
 	CHECK(target(c, 3, "app", RTM_SRC_IRQ, 9, RTM_END_SWITCH_IN, 0) == 0);
 	irq_wake(c, 0, 1000, 9, 200, "app");
-	rtm_ev_switch(c, 1, 1100, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 1, 1100, 0, 0, 200, 200, cm, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.target_id == 3 && r.latency_ns == 100 && r.seq == 1);
 	CHECK(r.version == RTM_REC_VERSION && r.size == sizeof(r));
@@ -179,13 +179,13 @@ static void t_runtime_target_change(void)
 	CHECK(!strcmp((char *)r.target_comm, "app") && r.target_pid == 200);
 	CHECK(rtm_core_clear_target(c, 3) == 0);
 	irq_wake(c, 0, 2000, 9, 200, "app");
-	rtm_ev_switch(c, 1, 2100, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 1, 2100, 0, 0, 200, 200, cm, NULL);
 	CHECK(drain(c, 2, NULL) == 0);
 	/* another irq number now */
 	CHECK(target(c, 4, "app", RTM_SRC_IRQ, 10, RTM_END_SWITCH_IN, 0) == 0);
 	irq_wake(c, 0, 3000, 9, 200, "app");
 	irq_wake(c, 0, 3100, 10, 200, "app");
-	rtm_ev_switch(c, 1, 3200, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 1, 3200, 0, 0, 200, 200, cm, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.source == 10 && r.target_id == 4 && r.seq == 2);
 	rtm_core_stats(c, &s);
@@ -206,7 +206,7 @@ static void t_armed_slot(void)
 	rtm_ev_irq_entry(c, 0, 100, 5);
 	rtm_ev_irq_exit(c, 0, 200, 5, 1, 0);
 	/* a task-context event on that cpu disarms the slot */
-	rtm_ev_switch(c, 0, 300, 1, 1, 2, 2, cm);
+	rtm_ev_switch(c, 0, 300, 1, 1, 2, 2, cm, NULL);
 	rtm_ev_waking(c, 0, 400, RTM_CTX_HARDIRQ, 0, 77, 77, cm);
 	rtm_core_stats(c, &s);
 	CHECK(s.branches_stale == 1 && s.branches_opened == 1);
@@ -216,9 +216,9 @@ static void t_armed_slot(void)
 	rtm_ev_irq_exit(c, 0, 1100, 5, 1, 0);
 	rtm_ev_waking(c, 1, 1150, RTM_CTX_HARDIRQ, 0, 78, 78, cm);
 	rtm_ev_waking(c, 0, 1200, RTM_CTX_HARDIRQ, 0, 79, 79, cm);
-	rtm_ev_switch(c, 1, 1300, 0, 0, 78, 78, cm);
-	rtm_ev_switch(c, 0, 1300, 0, 0, 79, 79, cm);
-	rtm_ev_switch(c, 0, 1400, 79, 1, 0, 0, cm);
+	rtm_ev_switch(c, 1, 1300, 0, 0, 78, 78, cm, NULL);
+	rtm_ev_switch(c, 0, 1300, 0, 0, 79, 79, cm, NULL);
+	rtm_ev_switch(c, 0, 1400, 79, 1, 0, 0, cm, NULL);
 	CHECK(drain(c, 2, NULL) == 1);	/* irq thread 79 blocked: IRQ-only */
 	end();
 }
@@ -270,8 +270,8 @@ static void t_task_bucket_full(void)
 	CHECK(s.branches_dropped == s.drop_task_bucket);
 	/* all 14 stored tasks run and block: everything closes */
 	for (i = 0; i < 40; i++)
-		rtm_ev_switch(c, 0, 400 + i, 1000 + i - 1, 1, 1000 + i, 1, cm);
-	rtm_ev_switch(c, 0, 500, 1039, 1, 0, 0, cm);
+		rtm_ev_switch(c, 0, 400 + i, 1000 + i - 1, 1, 1000 + i, 1, cm, NULL);
+	rtm_ev_switch(c, 0, 500, 1039, 1, 0, 0, cm, NULL);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_abandoned == 1);
@@ -292,7 +292,7 @@ static void t_cookie_scope(void)
 	comm(wk, "worker");
 	CHECK(target(c, 0, "worker", RTM_SRC_ANY, 0, RTM_END_WORK_END, 0) == 0);
 	irq_wake(c, 0, 100, 3, 50, "disp");
-	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm);
+	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm, NULL);
 	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead, NULL);
 	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef, NULL);	/* not the tracked task */
 	rtm_ev_work_end(c, 1, 400, 60, 41, 0xdead, wk);	/* other tgid */
@@ -304,7 +304,7 @@ static void t_cookie_scope(void)
 	      r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN);
 	/* the record names the work item: the cookie that completed it */
 	CHECK((r.flags & RTM_REC_F_COOKIE) && r.cookie == 0xdead);
-	rtm_ev_switch(c, 0, 600, 50, 1, 0, 0, cm);
+	rtm_ev_switch(c, 0, 600, 50, 1, 0, 0, cm, NULL);
 	rtm_ev_tick(c, 0, 10000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -328,7 +328,7 @@ static void t_ring_wrap(void)
 	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
 	for (i = 0; i < 50; i++) {
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
-		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm, NULL);
 		if (i % 6 == 5)	/* read some, let the ring overflow */
 			while (rtm_core_read(c, 0, &r)) {
 				CHECK(r.seq > last);
@@ -374,7 +374,7 @@ static void t_ring_peek(void)
 	CHECK(target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 0) == 0);
 	for (i = 0; i < 3; i++) {
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
-		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm, NULL);
 	}
 	for (n = 0; rtm_core_peek(c, 0, &r); n++)
 		first[n] = r.seq;
@@ -382,7 +382,7 @@ static void t_ring_peek(void)
 	/* the peeked slots are not free: one more fits, then the ring is full */
 	for (i = 3; i < 6; i++) {
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
-		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm);
+		rtm_ev_switch(c, 0, 1000 * i + 500, 0, 0, 200, 200, cm, NULL);
 	}
 	rtm_core_stats(c, &s);
 	CHECK(s.drop_ring_full == 2 && s.records_read == 0);
@@ -404,7 +404,7 @@ static void t_ring_peek(void)
 	CHECK(s.records_read == 4 && s.records_written == 4);
 	/* freed slots take new records; consuming reads still work */
 	irq_wake(c, 0, 9000, 1, 200, "app");
-	rtm_ev_switch(c, 0, 9500, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 0, 9500, 0, 0, 200, 200, cm, NULL);
 	CHECK(rtm_core_read(c, 0, &r) && !rtm_core_read(c, 0, &r));
 	CHECK(rtm_core_peek(c, 1, &r) == 0 && rtm_core_release(c, 1) == 0);
 	end();
@@ -441,7 +441,7 @@ static void t_expire_all(void)
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	/* started again, far past the deadline: nothing left to report */
 	rtm_ev_tick(c, 0, 10000000000ull);
-	rtm_ev_switch(c, 0, 10000000100ull, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 0, 10000000100ull, 0, 0, 200, 200, cm, NULL);
 	CHECK(!rtm_core_read(c, 0, &r) && !rtm_core_read(c, 1, &r));
 	end();
 }
@@ -487,7 +487,7 @@ static void t_hook(void)
 	CHECK(!rtm_core_pending(c));
 	for (i = 0; i < 6; i++) {	/* odd seqs filtered: ring never fills */
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
-		rtm_ev_switch(c, 1, 1000 * i + 500, 0, 0, 200, 200, cm);
+		rtm_ev_switch(c, 1, 1000 * i + 500, 0, 0, 200, 200, cm, NULL);
 		/* the reader takes it at once, as one woken by notify would */
 		while (rtm_core_read(c, 1, &r)) {
 			CHECK(!(r.seq & 1));
@@ -526,7 +526,7 @@ static unsigned int tick_scenario(unsigned int budget, struct rtm_stats *s,
 	target(c, 0, "app", RTM_SRC_ANY, 0, RTM_END_SWITCH_IN, 1000);
 	irq_wake(c, 0, 1000, 1, 200, "app");		/* open: overdue, aged */
 	irq_wake(c, 1, 1200, 2, 201, "app");		/* completed */
-	rtm_ev_switch(c, 0, 1500, 0, 0, 201, 201, cm);
+	rtm_ev_switch(c, 0, 1500, 0, 0, 201, 201, cm, NULL);
 	irq_wake(c, 1, 2500, 3, 202, "app");		/* overdue at 4000 */
 	for (i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++) {
 		if (!budget) {
@@ -648,9 +648,9 @@ static void t_misses_only_numbering(void)
 		unsigned long long ts = 10000ull * (i + 1);
 
 		irq_wake(c, 0, ts, 1, 200, "app");
-		rtm_ev_switch(c, 1, ts + (i & 1 ? 500 : 100), 0, 0, 200, 200, app);
+		rtm_ev_switch(c, 1, ts + (i & 1 ? 500 : 100), 0, 0, 200, 200, app, NULL);
 		irq_wake(c, 0, ts + 5000, 2, 300, "other");	/* met, kept */
-		rtm_ev_switch(c, 1, ts + 5100, 0, 0, 300, 300, oth);
+		rtm_ev_switch(c, 1, ts + 5100, 0, 0, 300, 300, oth, NULL);
 	}
 	for (k = 0; k < 2; k++)
 		while (rtm_core_read(c, k, &r)) {
@@ -673,7 +673,7 @@ static void t_misses_only_numbering(void)
 	t.flags = 0;
 	CHECK(rtm_core_set_target(c, 0, &t) == 0);
 	irq_wake(c, 0, 200000, 1, 200, "app");
-	rtm_ev_switch(c, 1, 200100, 0, 0, 200, 200, app);
+	rtm_ev_switch(c, 1, 200100, 0, 0, 200, 200, app, NULL);
 	CHECK(rtm_core_read(c, 1, &r) && r.seq == 13 && r.target_id == 0);
 	end();
 }
@@ -723,13 +723,13 @@ static void t_misses_only_reuse(void)
 	CHECK(rtm_core_set_target(c, 0, &mo_spec) == 0);
 	reuse_spec = &plain;
 	irq_wake(c, 0, 10000, 1, 200, "app");
-	rtm_ev_switch(c, 1, 10100, 0, 0, 200, 200, app);
+	rtm_ev_switch(c, 1, 10100, 0, 0, 200, 200, app, NULL);
 	CHECK(reuses == 1);
 	CHECK(!rtm_core_read(c, 0, &r) && !rtm_core_read(c, 1, &r));
 	/* plain, met: reused as misses-only before the emit */
 	reuse_spec = &mo_spec;
 	irq_wake(c, 0, 20000, 1, 200, "app");
-	rtm_ev_switch(c, 1, 20100, 0, 0, 200, 200, app);
+	rtm_ev_switch(c, 1, 20100, 0, 0, 200, 200, app, NULL);
 	CHECK(reuses == 2);
 	CHECK(rtm_core_read(c, 1, &r) && r.target_id == 0 &&
 	      r.deadline_ns == 900 && !(r.flags & RTM_REC_F_DEADLINE_MISS));
@@ -809,7 +809,7 @@ static void t_hook_ring_full(void)
 	for (i = 0; i < N; i++) {	/* no reader: the ring fills up */
 		irq_wake(c, 0, 1000 * i, 1, 200 + i, "app");
 		rtm_ev_switch(c, 1, 1000 * i + 100 + 100 * (i & 1), 0, 0,
-			      200 + i, 200 + i, cm);
+			      200 + i, 200 + i, cm, NULL);
 	}
 	CHECK(hk.calls == N && hk.bad == 0);
 	CHECK(hk.ring_full == N - p.ring_slots);
@@ -865,13 +865,13 @@ static void t_hook_ring_full_nested(void)
 	rtm_core_set_hook(c, count_hook, NULL);
 	for (i = 0; i < 3; i++) {	/* 2 into the ring, 1 dropped */
 		irq_wake(c, 0, 1000 * i, 1, 200, "app");
-		rtm_ev_switch(c, 1, 1000 * i + 100, 0, 0, 200, 200, cm);
+		rtm_ev_switch(c, 1, 1000 * i + 100, 0, 0, 200, 200, cm, NULL);
 	}
 	CHECK(hk.calls == 3 && hk.ring_full == 1);
 	/* the next dropped record's hook is interrupted by 2 IRQ chains */
 	hk.nest = 2;
 	irq_wake(c, 0, 5000, 1, 200, "app");
-	rtm_ev_switch(c, 1, 5100, 0, 0, 200, 200, cm);
+	rtm_ev_switch(c, 1, 5100, 0, 0, 200, 200, cm, NULL);
 	hk.nest = 0;
 	CHECK(hk.calls == 4 && hk.ring_full == 2 && hk.bad == 0);
 	CHECK(hk.last_full.seq == 4 && hk.last_full.target_id == 0 &&
@@ -919,14 +919,14 @@ static void t_soft_timer_slot(void)
 	rtm_ev_waking(c, 0, 110, RTM_CTX_HARDIRQ, 0, 20, 20, cm2);
 	/* a task-context waking neither */
 	rtm_ev_waking(c, 0, 115, RTM_CTX_TASK, 5, 21, 21, cm2);
-	rtm_ev_switch(c, 1, 120, 0, 0, 20, 20, cm2);
-	rtm_ev_switch(c, 1, 130, 20, 1, 21, 21, cm2);
+	rtm_ev_switch(c, 1, 120, 0, 0, 20, 20, cm2, NULL);
+	rtm_ev_switch(c, 1, 130, 20, 1, 21, 21, cm2, NULL);
 	CHECK(drain(c, 2, NULL) == 0);
 	/* a hard timer entry on the same cpu leaves the soft slot alone */
 	rtm_ev_timer_entry(c, 0, 140, 8, 135, 1, RTM_CTX_HARDIRQ);
 	rtm_ev_timer_exit(c, 0, 145, 8, RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 150, RTM_CTX_SOFTIRQ, 0, 22, 22, cm);
-	rtm_ev_switch(c, 0, 160, 0, 0, 22, 22, cm);
+	rtm_ev_switch(c, 0, 160, 0, 0, 22, 22, cm, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.kind == RTM_KIND_TIMER && r.source == 9 && r.start_ns == 90);
 	CHECK(r.hops[1].type == RTM_HOP_TIMER_RUN &&
@@ -990,7 +990,7 @@ static void t_timer_kinds(void)
 	rtm_ev_timer_entry(c, 0, 100, 0, 95, RTM_TIMER_OTHER, RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 101, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 102, 0, RTM_CTX_HARDIRQ);
-	rtm_ev_switch(c, 0, 103, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 103, 0, 0, 30, 30, app, NULL);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
 
@@ -1013,7 +1013,7 @@ static void t_timer_kinds(void)
 			   RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 311, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 312, 0, RTM_CTX_HARDIRQ);
-	rtm_ev_switch(c, 0, 313, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 313, 0, 0, 30, 30, app, NULL);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
 	/* a timerfd expiry waking the target (soft, as on PREEMPT_RT) */
@@ -1025,7 +1025,7 @@ static void t_timer_kinds(void)
 	rtm_ev_timer_exit(c, 1, 1020, 0, RTM_CTX_SOFTIRQ);
 	/* after the exit, a softirq wakeup is no timer's */
 	rtm_ev_waking(c, 1, 1030, RTM_CTX_SOFTIRQ, 0, 30, 30, app);
-	rtm_ev_switch(c, 0, 1100, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 1100, 0, 0, 30, 30, app, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.kind == RTM_KIND_TIMER && r.timer_kind == RTM_TIMER_TIMERFD);
 	CHECK(r.source == 30 && r.start_ns == 900 && r.latency_ns == 200);
@@ -1038,7 +1038,7 @@ static void t_timer_kinds(void)
 	rtm_ev_waking(c, 0, 2001, RTM_CTX_HARDIRQ, 0, 31, 31, other);
 	rtm_ev_waking(c, 0, 2002, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 2003, 0, RTM_CTX_HARDIRQ);
-	rtm_ev_switch(c, 0, 2010, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 2010, 0, 0, 30, 30, app, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_POSIX && r.source == 30 &&
 	      r.start_ns == 1990);
@@ -1048,7 +1048,7 @@ static void t_timer_kinds(void)
 			   RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 3001, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 3002, 0, RTM_CTX_HARDIRQ);
-	rtm_ev_switch(c, 0, 3010, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 3010, 0, 0, 30, 30, app, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_SLEEPER && r.source == 30);
 	/* an expiry whose exit never came is forgotten at the next entry */
@@ -1058,7 +1058,7 @@ static void t_timer_kinds(void)
 			   RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 4101, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 4102, 0, RTM_CTX_HARDIRQ);
-	rtm_ev_switch(c, 0, 4110, 0, 0, 30, 30, app);
+	rtm_ev_switch(c, 0, 4110, 0, 0, 30, 30, app, NULL);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_OTHER && r.start_ns == 4090);
 	rtm_core_stats(c, &s);
@@ -1075,7 +1075,7 @@ static int irq9_chain(struct rtm_core *c, unsigned long long ts,
 
 	comm(cm, name);
 	irq_wake(c, 0, ts, 9, pid, name);
-	rtm_ev_switch(c, 1, ts + 100, 0, 0, pid, pid, cm);
+	rtm_ev_switch(c, 1, ts + 100, 0, 0, pid, pid, cm, NULL);
 	return drain(c, 2, r);
 }
 
@@ -1225,6 +1225,80 @@ static void t_htab_counters(void)
 	end();
 }
 
+/*
+ * record.blame: IRQ 9 on cpu0 wakes app (pid 50); a hog (pid 60, rt 80)
+ * holds cpu1 until app runs there, app runs, is preempted by a second
+ * hog (pid 61), runs again and blocks: each interval in its category, the
+ * hogs named as the tasks app waited behind, the parts adding up to the
+ * latency. A second chain still open at the tick is reported (TIMEOUT,
+ * its root hop only): its time is unknown until its completion record.
+ */
+static void t_blame(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_switch_who w = { 120, 120, NULL };
+	struct rtm_record r;
+	char app[16], hog[16], hog2[16];
+	unsigned long long sum = 0;
+	unsigned int i;
+
+	begin("blame_adds_up_and_names_the_hogs");
+	comm(app, "app");
+	comm(hog, "hog");
+	comm(hog2, "hog2");
+	CHECK(target(c, 0, "app", RTM_SRC_IRQ, 9, RTM_END_BLOCK, 1000000) == 0);
+	rtm_ev_irq_entry(c, 0, 1000, 9);
+	rtm_ev_waking(c, 0, 1100, RTM_CTX_HARDIRQ, 0, 50, 50, app);	/* handler 100 */
+	rtm_ev_irq_exit(c, 0, 1200, 9, 0, 0);
+	/* cpu1: hog (prio 19: rt 80) switched out for app after 5000 */
+	w.prev_prio = 19;
+	w.prev_comm = hog;
+	rtm_ev_switch(c, 1, 6100, 60, 0, 50, 50, app, &w);	/* runnable 5000 */
+	/* app runs 300, preempted by hog2 (prio 9: rt 90) for 2000 */
+	w.prev_prio = 120;
+	w.next_prio = 9;
+	w.prev_comm = app;
+	rtm_ev_switch(c, 1, 6400, 50, 0, 61, 61, hog2, &w);	/* running 300 */
+	w.prev_prio = 9;
+	w.next_prio = 120;
+	w.prev_comm = hog2;
+	rtm_ev_switch(c, 1, 8400, 61, 0, 50, 50, app, &w);	/* preempted 2000 */
+	rtm_ev_switch(c, 1, 8900, 50, 1, 0, 0, NULL, NULL);	/* running 500 */
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.latency_ns == 7900);
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		sum += r.blame.ns[i];
+	CHECK(sum == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_HANDLER] == 100);
+	CHECK(r.blame.ns[RTM_BLAME_RUNNABLE] == 5000);
+	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 800);
+	CHECK(r.blame.ns[RTM_BLAME_PREEMPTED] == 2000);
+	CHECK(r.blame.culprit[0].pid == 60 && r.blame.culprit[0].ns == 5000 &&
+	      r.blame.culprit[0].category == RTM_BLAME_RUNNABLE &&
+	      r.blame.culprit[0].prio == 19 &&
+	      !strcmp((char *)r.blame.culprit[0].comm, "hog"));
+	CHECK(r.blame.culprit[1].pid == 61 && r.blame.culprit[1].ns == 2000 &&
+	      r.blame.culprit[1].category == RTM_BLAME_PREEMPTED &&
+	      r.blame.culprit[1].prio == 9 &&
+	      !strcmp((char *)r.blame.culprit[1].comm, "hog2"));
+	CHECK(!r.blame.culprit[2].pid && !r.blame.culprit_other_ns);
+	end();
+
+	begin("blame_of_a_timeout_is_unknown");
+	rtm_ev_irq_entry(c, 0, 100000, 9);
+	rtm_ev_waking(c, 0, 100100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
+	rtm_ev_irq_exit(c, 0, 100200, 9, 0, 0);
+	rtm_ev_tick(c, 0, 100000 + 1000000 + 500);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.flags & RTM_REC_F_TIMEOUT);
+	sum = 0;
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		sum += r.blame.ns[i];
+	CHECK(sum == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_UNKNOWN] == r.latency_ns);
+	end();
+}
+
 int main(void)
 {
 	t_params();
@@ -1249,6 +1323,7 @@ int main(void)
 	t_timer_kinds();
 	t_many_targets();
 	t_htab_counters();
+	t_blame();
 	free(mem);
 	return failed;
 }

@@ -62,13 +62,13 @@ static void edge(struct rtm_core *c, u64 ts)
 	rtm_ev_irq_entry(c, 0, ts, IRQ);
 	rtm_ev_irq_exit(c, 0, ts + 100, IRQ, 1, THR);
 	rtm_ev_waking(c, 0, ts + 200, RTM_CTX_HARDIRQ, 0, THR, THR, thr_comm);
-	rtm_ev_switch(c, 0, ts + 300, 0, 0, THR, THR, thr_comm);
+	rtm_ev_switch(c, 0, ts + 300, 0, 0, THR, THR, thr_comm, NULL);
 }
 
 /* the pass blocks (S) having woken nothing */
 static void pass_blocks(struct rtm_core *c, u64 ts)
 {
-	rtm_ev_switch(c, 0, ts, THR, 1, 0, 0, "swapper/0");
+	rtm_ev_switch(c, 0, ts, THR, 1, 0, 0, "swapper/0", NULL);
 }
 
 static void work_begin(struct rtm_core *c, u64 ts, u64 cookie)

@@ -94,7 +94,7 @@ static void switch_to(struct rtm_core *c, unsigned int cpu,
 	char cm[RTM_COMM_LEN];
 
 	comm(cm, name);
-	rtm_ev_switch(c, cpu, ts, prev, state, next, next, name ? cm : NULL);
+	rtm_ev_switch(c, cpu, ts, prev, state, next, next, name ? cm : NULL, NULL);
 }
 
 /* IRQ irq on cpu wakes pid from its handler at ts + 1 us */
@@ -424,7 +424,7 @@ static void t_adopt_target(void)
 	rtm_ev_irq_entry(c, 0, 1 * MS, 30);
 	rtm_ev_irq_exit(c, 0, 1 * MS + 1 * US, 30, 1, 50);
 	rtm_ev_waking(c, 0, 1 * MS + 2 * US, RTM_CTX_HARDIRQ, 0, 50, 50, th);
-	rtm_ev_switch(c, 1, 1 * MS + 5 * US, 0, 0, 50, 50, th);
+	rtm_ev_switch(c, 1, 1 * MS + 5 * US, 0, 0, 50, 50, th, NULL);
 	rtm_ev_work_begin(c, 0, 1 * MS + 20 * US, 901, 901, 7, rd);
 	rtm_ev_irq_entry(c, 0, 1 * MS + 30 * US, 30);
 	rtm_ev_irq_exit_rerun(c, 0, 1 * MS + 31 * US, 30, 50, th, 1);

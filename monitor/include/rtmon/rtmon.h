@@ -114,6 +114,13 @@ const char *rtmon_end_name(uint32_t end);
 int rtmon_end_parse(const char *s, uint32_t *end);
 const char *rtmon_hop_name(uint32_t type);
 const char *rtmon_ctx_name(uint32_t ctx);
+/* Blame categories (RTM_BLAME_*): "source", "handler", ..., "unknown". */
+const char *rtmon_blame_name(uint32_t cat);
+/*
+ * A kernel priority as users read it: "rt 80" (0-99: real-time priority
+ * 99 - prio), "nice -5" (100-139), "" (RTM_PRIO_UNKNOWN). Returns buf.
+ */
+const char *rtmon_prio_str(uint32_t prio, char *buf, size_t len);
 /* Timer kinds (RTM_TIMER_*): "sleeper", "timerfd", "posix", "timerlat", "other". */
 const char *rtmon_timer_name(uint32_t kind);
 /*

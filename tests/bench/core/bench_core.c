@@ -305,7 +305,7 @@ static void run(size_t from, size_t to)
 			break;
 		case E_SWITCH:
 			rtm_ev_switch(core, e->cpu, e->ts, e->a, e->flag, e->b,
-				      e->c, e->comm);
+				      e->c, e->comm, NULL);
 			break;
 		case E_WBEGIN:
 			rtm_ev_work_begin(core, e->cpu, e->ts, e->a, e->b, e->x,

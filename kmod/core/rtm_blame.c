@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_blame.c - a record's latency cut into causes (record.blame).
+ *
+ * The time between two consecutive hops of the root..end path goes to the
+ * state the earlier hop put the chain in (an IRQ: its handler; a wakeup:
+ * the woken task waits for its cpu; a preemption: preempted; ...). Hop
+ * times are clamped into [start, end] and each part taken from the next
+ * one, so the parts add up to the latency exactly, whatever the order of
+ * clock reads of different cpus. Waits for the cpu name the task that had
+ * it: the one switched out for the chain's task, or the one that
+ * preempted it (the hops' by_* fields).
+ */
+#include "rtm_internal.h"
+
+/* the state a hop leaves its chain in, until the path's next hop */
+static u32 rtm_blame_after(u32 type)
+{
+	switch (type) {
+	case RTM_HOP_TIMER:
+		return RTM_BLAME_SOURCE;
+	case RTM_HOP_IRQ:
+	case RTM_HOP_TIMER_RUN:
+		return RTM_BLAME_HANDLER;
+	case RTM_HOP_SOFTIRQ_RAISE:
+	case RTM_HOP_SOFTIRQ_ENTRY:
+		return RTM_BLAME_SOFTIRQ;
+	case RTM_HOP_WAKING:
+	case RTM_HOP_RERUN:
+	case RTM_HOP_IRQ_EXIT:
+		return RTM_BLAME_RUNNABLE;
+	case RTM_HOP_PREEMPT:
+		return RTM_BLAME_PREEMPTED;
+	case RTM_HOP_WAIT:
+		return RTM_BLAME_BLOCKED;
+	default:	/* switch_in, work markers, handoff, block */
+		return RTM_BLAME_RUNNING;
+	}
+}
+
+#define RTM_BLAME_SEEN	8	/* distinct culprits kept while walking */
+
+struct rtm_blame_who {
+	u64 ns[2];		/* runnable, preempted */
+	u64 comm[2];
+	u32 pid;
+	u8 prio;
+};
+
+/* charge ns of waiting (category cat) to the task in hop h's by_* fields */
+static void rtm_blame_charge(struct rtm_blame_who *w, u32 *nw, u64 *other,
+			     const struct rtm_hop *h, u32 cat, u64 ns)
+{
+	u32 i, k = cat == RTM_BLAME_PREEMPTED;
+
+	if (!h->by_pid || !ns)
+		return;
+	for (i = 0; i < *nw; i++) {
+		if (w[i].pid == h->by_pid) {
+			w[i].ns[k] += ns;
+			return;
+		}
+	}
+	if (*nw == RTM_BLAME_SEEN) {
+		*other += ns;
+		return;
+	}
+	w[*nw].pid = h->by_pid;
+	w[*nw].prio = h->by_prio;
+	w[*nw].comm[0] = h->by_comm[0];
+	w[*nw].comm[1] = h->by_comm[1];
+	w[*nw].ns[0] = k ? 0 : ns;
+	w[*nw].ns[1] = k ? ns : 0;
+	(*nw)++;
+}
+
+/* the RTM_REC_CULPRITS largest of w[] into out, the rest into other */
+static void rtm_blame_top(struct rtm_rec_blame *out,
+			  const struct rtm_blame_who *w, u32 nw, u64 other)
+{
+	u32 i, j, best;
+	u64 t, bt;
+	u8 used[RTM_BLAME_SEEN] = { 0 };
+
+	for (j = 0; j < RTM_REC_CULPRITS; j++) {
+		struct rtm_rec_culprit *o = &out->culprit[j];
+
+		best = nw;
+		bt = 0;
+		for (i = 0; i < nw; i++) {
+			t = w[i].ns[0] + w[i].ns[1];
+			if (!used[i] && (best == nw || t > bt)) {
+				best = i;
+				bt = t;
+			}
+		}
+		if (best == nw) {
+			memset(o, 0, sizeof(*o));
+			continue;
+		}
+		used[best] = 1;
+		o->ns = bt;
+		o->pid = w[best].pid;
+		o->category = w[best].ns[1] > w[best].ns[0] ?
+			      RTM_BLAME_PREEMPTED : RTM_BLAME_RUNNABLE;
+		o->prio = w[best].prio;
+		o->pad = 0;
+		memcpy(o->comm, w[best].comm, RTM_COMM_LEN);
+	}
+	for (i = 0; i < nw; i++)
+		if (!used[i])
+			other += w[i].ns[0] + w[i].ns[1];
+	out->culprit_other_ns = other;
+}
+
+void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
+		    u32 tip_hop, u64 start, u64 end,
+		    struct rtm_rec_blame *out)
+{
+	struct rtm_blame_who w[RTM_BLAME_SEEN];
+	const struct rtm_hop *h, *child = NULL;
+	u64 next = end > start ? end : start, t, other = 0;
+	u32 cat, nw = 0, hi = tip_hop, n = 0;
+
+	memset(out->ns, 0, sizeof(out->ns));
+	/* from the tip back to the root: parents strictly decrease to 0 */
+	for (;;) {
+		h = &ch->hops[hi];
+		t = h->ts < start ? start : h->ts > next ? next : h->ts;
+		/*
+		 * after the tip: a TIMEOUT report's chain is still open (its
+		 * completion record has the blame), or the end's own hop was
+		 * not stored (hops full)
+		 */
+		cat = child ? rtm_blame_after(h->type) : RTM_BLAME_UNKNOWN;
+		out->ns[cat] += next - t;
+		if (cat == RTM_BLAME_PREEMPTED)
+			rtm_blame_charge(w, &nw, &other, h, cat, next - t);
+		else if (cat == RTM_BLAME_RUNNABLE && child &&
+			 child->type == RTM_HOP_SWITCH_IN)
+			rtm_blame_charge(w, &nw, &other, child, cat, next - t);
+		next = t;
+		child = h;
+		if (!hi || ++n >= c->p.chain_hops)
+			break;
+		hi = h->parent;
+	}
+	/* before the root's hop (none: it is the start) */
+	out->ns[RTM_BLAME_SOURCE] += next - start;
+	rtm_blame_top(out, w, nw, other);
+}
