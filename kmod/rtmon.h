@@ -56,6 +56,7 @@ struct rtmon_tgt_stats {
 	u64 overdue;		/* reported open past the deadline */
 	u64 min_ns, max_ns, sum_ns;
 	u64 hist[RTMON_HIST_BUCKETS];
+	u64 blame_ns[RTM_BLAME_NR];	/* completed chains' record.blame */
 };
 
 /* The running core; NULL while stopped. Probes read it once per event. */

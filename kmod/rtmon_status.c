@@ -93,9 +93,11 @@ static void rtmon_show_hist(struct seq_file *m, const struct rtmon_tgt_stats *s)
 
 static void rtmon_show_targets(struct seq_file *m)
 {
+	static const char *const rtmon_blame_names[RTM_BLAME_NR] =
+		RTM_BLAME_NAMES_INIT;
 	struct rtmon_tgt_stats *s;
 	struct rtmon_target t;
-	unsigned int id, n = 0;
+	unsigned int id, n = 0, i;
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
@@ -126,6 +128,14 @@ static void rtmon_show_targets(struct seq_file *m)
 				   div_u64(div64_u64(s->sum_ns, s->chains), 1000),
 				   div_u64(s->max_ns, 1000));
 		seq_putc(m, '\n');
+		if (s->chains) {
+			/* where the completed chains' time went (record.blame) */
+			seq_puts(m, "    blame_us");
+			for (i = 0; i < RTM_BLAME_NR; i++)
+				seq_printf(m, " %s %llu", rtmon_blame_names[i],
+					   div_u64(s->blame_ns[i], 1000));
+			seq_putc(m, '\n');
+		}
 		rtmon_show_hist(m, s);
 	}
 	if (!n)

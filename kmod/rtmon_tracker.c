@@ -115,10 +115,14 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 		} else {
 			struct rtmon_tgt_stats *s = this_cpu_ptr(&rtmon_stats->t[id]);
 			u64 lat = r->latency_ns;
+			int i;
 
 			this_cpu_inc(rtmon_stats->t[id].chains);
 			this_cpu_add(rtmon_stats->t[id].sum_ns, lat);
 			this_cpu_inc(rtmon_stats->t[id].hist[rtmon_hist_bucket(lat)]);
+			for (i = 0; i < RTM_BLAME_NR; i++)
+				this_cpu_add(rtmon_stats->t[id].blame_ns[i],
+					     r->blame.ns[i]);
 			/* min/max: a nested update may be lost, never torn */
 			if (!READ_ONCE(s->min_ns) || lat < READ_ONCE(s->min_ns))
 				WRITE_ONCE(s->min_ns, lat ? lat : 1);
@@ -401,6 +405,8 @@ void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out)
 		out->max_ns = max(out->max_ns, s.max_ns);
 		for (i = 0; i < RTMON_HIST_BUCKETS; i++)
 			out->hist[i] += s.hist[i];
+		for (i = 0; i < RTM_BLAME_NR; i++)
+			out->blame_ns[i] += s.blame_ns[i];
 	}
 }
 

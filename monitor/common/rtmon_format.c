@@ -144,6 +144,37 @@ static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
 	}
 }
 
+/*
+ * record.blame: each category's time (all, so that they visibly add up to
+ * latency_ns), the culprits named, the rest of their time
+ */
+static json_t *rtmon_blame_json(const struct rtm_record *r)
+{
+	json_t *o = json_object(), *cs = json_array();
+	char comm[RTMON_COMM_TEXT];
+	unsigned int i;
+
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		json_object_set_new(o, rtmon_blame_name(i),
+				    json_integer((json_int_t)r->blame.ns[i]));
+	for (i = 0; i < RTM_REC_CULPRITS; i++) {
+		const struct rtm_rec_culprit *k = &r->blame.culprit[i];
+
+		if (!k->pid)
+			continue;
+		rtmon_comm(comm, k->comm);
+		json_array_append_new(cs, json_pack("{s:I, s:s, s:i, s:s, s:I}",
+			"pid", (json_int_t)k->pid, "comm", comm,
+			"prio", (int)k->prio,
+			"category", rtmon_blame_name(k->category),
+			"ns", (json_int_t)k->ns));
+	}
+	json_object_set_new(o, "culprits", cs);
+	json_object_set_new(o, "culprit_other_ns",
+			    json_integer((json_int_t)r->blame.culprit_other_ns));
+	return o;
+}
+
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 {
 	char comm[RTMON_COMM_TEXT], who[96];
@@ -204,6 +235,8 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 	if (o && r->kind == RTM_KIND_TIMER && r->timer_kind)
 		json_object_set_new(o, "timer",
 				    json_string(rtmon_timer_name(r->timer_kind)));
+	if (o)
+		json_object_set_new(o, "blame", rtmon_blame_json(r));
 	return o;
 }
 
@@ -408,6 +441,40 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 		jl_key(&b, "timer");
 		jl_str(&b, rtmon_timer_name(r->timer_kind));
 	}
+	jl_raw(&b, ",\"blame\":{", 10);
+	for (i = 0; i < RTM_BLAME_NR; i++) {
+		if (i)
+			jl_raw(&b, ",", 1);
+		jl_str(&b, rtmon_blame_name(i));
+		jl_raw(&b, ":", 1);
+		jl_int(&b, (long long)r->blame.ns[i]);
+	}
+	jl_key(&b, "culprits");
+	jl_raw(&b, "[", 1);
+	for (i = 0, nf = 0; i < RTM_REC_CULPRITS; i++) {
+		const struct rtm_rec_culprit *k = &r->blame.culprit[i];
+
+		if (!k->pid)
+			continue;
+		rtmon_comm(comm, k->comm);
+		if (nf++)
+			jl_raw(&b, ",", 1);
+		jl_raw(&b, "{\"pid\":", 7);
+		jl_int(&b, (long long)k->pid);
+		jl_key(&b, "comm");
+		jl_str(&b, comm);
+		jl_key(&b, "prio");
+		jl_int(&b, (int)k->prio);
+		jl_key(&b, "category");
+		jl_str(&b, rtmon_blame_name(k->category));
+		jl_key(&b, "ns");
+		jl_int(&b, (long long)k->ns);
+		jl_raw(&b, "}", 1);
+	}
+	jl_raw(&b, "]", 1);
+	jl_key(&b, "culprit_other_ns");
+	jl_int(&b, (long long)r->blame.culprit_other_ns);
+	jl_raw(&b, "}", 1);
 	jl_key(&b, "read_ns");
 	jl_int(&b, (long long)read_ns);
 	if (boot_id && boot_id[0]) {
@@ -431,6 +498,85 @@ const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
 	else
 		snprintf(buf, len, "%.3f ms", ns / 1e6);
 	return buf;
+}
+
+void rtmon_blame_print(FILE *f, const struct rtm_rec_blame *b)
+{
+	char a[32], comm[RTMON_COMM_TEXT], prio[16];
+	unsigned int order[RTM_BLAME_NR], n = 0, i, j, x;
+
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		if (b->ns[i])
+			order[n++] = i;
+	/* largest first (a handful: insertion sort) */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && b->ns[order[j]] > b->ns[order[j - 1]]; j--) {
+			x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	fputs("  blame:", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s %s %s", i ? "," : "", rtmon_blame_name(order[i]),
+			rtmon_fmt_ns(a, sizeof(a), b->ns[order[i]]));
+	fputs(n ? "\n" : " -\n", f);
+	for (i = 0; i < RTM_REC_CULPRITS; i++) {
+		const struct rtm_rec_culprit *k = &b->culprit[i];
+
+		if (!k->pid)
+			continue;
+		rtmon_comm(comm, k->comm);
+		rtmon_prio_str(k->prio, prio, sizeof(prio));
+		fprintf(f, "  %s behind %s[%u]%s%s: %s\n",
+			rtmon_blame_name(k->category), comm[0] ? comm : "?",
+			k->pid, prio[0] ? " " : "", prio,
+			rtmon_fmt_ns(a, sizeof(a), k->ns));
+	}
+	if (b->culprit_other_ns)
+		fprintf(f, "  behind other tasks: %s\n",
+			rtmon_fmt_ns(a, sizeof(a), b->culprit_other_ns));
+}
+
+static uint32_t rtmon_blame_cat(const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; name && i < RTM_BLAME_NR; i++)
+		if (!strcmp(name, rtmon_blame_name(i)))
+			return i;
+	return RTM_BLAME_UNKNOWN;
+}
+
+int rtmon_blame_from_json(json_t *o, struct rtm_rec_blame *b)
+{
+	json_t *cs, *k;
+	uint32_t i;
+	size_t j, n = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (!json_is_object(o))
+		return -1;
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		b->ns[i] = (uint64_t)json_integer_value(json_object_get(o, rtmon_blame_name(i)));
+	cs = json_object_get(o, "culprits");
+	json_array_foreach(cs, j, k) {
+		struct rtm_rec_culprit *c;
+		const char *comm = json_string_value(json_object_get(k, "comm"));
+
+		if (n == RTM_REC_CULPRITS)
+			break;
+		c = &b->culprit[n++];
+		c->pid = (uint32_t)json_integer_value(json_object_get(k, "pid"));
+		c->prio = (uint8_t)json_integer_value(json_object_get(k, "prio"));
+		c->category = (uint8_t)rtmon_blame_cat(
+			json_string_value(json_object_get(k, "category")));
+		c->ns = (uint64_t)json_integer_value(json_object_get(k, "ns"));
+		/* the file's comm is text already escaped for it: kept as text */
+		if (comm)
+			strncpy((char *)c->comm, comm, RTM_COMM_LEN - 1);
+	}
+	b->culprit_other_ns = (uint64_t)json_integer_value(json_object_get(o, "culprit_other_ns"));
+	return 0;
 }
 
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
@@ -478,6 +624,7 @@ void rtmon_record_print(FILE *f, const struct rtm_record *r,
 		if (h->ts_ns > prev)
 			prev = h->ts_ns;
 	}
+	rtmon_blame_print(f, &r->blame);
 }
 
 int rtmon_parse_duration(const char *s, uint64_t *ns)

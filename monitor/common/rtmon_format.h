@@ -47,6 +47,13 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 			      const char *target_name, uint64_t read_ns,
 			      const char *boot_id, const char *load_id);
 /* One summary line, then one line per hop with the time since the last. */
+/*
+ * The blame as text: a line of the categories' times, largest first, and
+ * a line per culprit (what rtmon_record_print() and 'rtmonctl show' print).
+ */
+void rtmon_blame_print(FILE *f, const struct rtm_rec_blame *b);
+/* record.blame back from rtmon_record_json()'s "blame" (0, or -1: none) */
+int rtmon_blame_from_json(json_t *o, struct rtm_rec_blame *b);
 void rtmon_record_print(FILE *f, const struct rtm_record *r,
 			const char *target_name);
 /* "12.345 us" style, into buf. */

@@ -813,6 +813,17 @@ json_t *rtmond_miss_find(const char *seq_arg)
 	return m;
 }
 
+/* the module's blame of a miss (records of version 4 on) */
+static void show_blame(json_t *m)
+{
+	struct rtm_rec_blame b;
+
+	if (rtmon_blame_from_json(json_object_get(m, "blame"), &b))
+		printf("  blame: none (a record of a module before version 4)\n");
+	else
+		rtmon_blame_print(stdout, &b);
+}
+
 static int cmd_show(int argc, char **argv, int json)
 {
 	json_t *m, *hops, *h, *flags, *fl;
@@ -853,6 +864,7 @@ static int cmd_show(int argc, char **argv, int json)
 		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(h, "ctx")) ?: "?"),
 		       rtmon_term(t3, sizeof(t3), json_string_value(json_object_get(h, "what")) ?: "?"),
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(h, "delta_ns"))));
+	show_blame(m);
 	printf("  snapshot: %s\n", rtmon_term(w2, sizeof(w2), snap_where(m, where, sizeof(where))));
 	json_decref(m);
 	return 0;

@@ -223,6 +223,17 @@ char *rtmond_metrics_text(size_t *len)
 			bput(&b, "rtmon_target_timeouts_total{target=\"%s\"} %" PRIu64 "\n",
 			     label_esc(tn, sizeof(tn), s->name), __atomic_load_n(&s->timeouts, __ATOMIC_RELAXED));
 		}
+		bput(&b, "# HELP rtmon_target_blame_seconds_total Time of completed chains per target by cause (the module's blame: it adds up to their latency).\n"
+			 "# TYPE rtmon_target_blame_seconds_total counter\n");
+		for (i = 0; i < cf->ntargets; i++) {
+			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
+
+			label_esc(tn, sizeof(tn), s->name);
+			for (j = 0; j < RTM_BLAME_NR; j++)
+				bput(&b, "rtmon_target_blame_seconds_total{target=\"%s\",category=\"%s\"} %.9f\n",
+				     tn, rtmon_blame_name(j),
+				     __atomic_load_n(&s->blame_ns[j], __ATOMIC_RELAXED) / 1e9);
+		}
 		bput(&b, "# HELP rtmon_target_deadline_seconds Deadline per target (0: none).\n"
 			 "# TYPE rtmon_target_deadline_seconds gauge\n");
 		for (i = 0; i < cf->ntargets; i++)

@@ -753,7 +753,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 	const struct rtmond_config *c = &l->conf;
 	struct rtm_record *recs = b->recs;
 	uint64_t skipped_seq = 0;
-	int i, k, n = b->n, nmiss = 0, first_miss = -1;
+	int i, j, k, n = b->n, nmiss = 0, first_miss = -1;
 
 	b->read_ns = mono_ns();
 	b->live = l;
@@ -782,8 +782,12 @@ static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 			struct rtmond_slot *s = &rtmond_slots[slot];
 
 			pthread_mutex_lock(&s->lock);
-			if (!(r->flags & RTM_REC_F_TIMEOUT))
+			if (!(r->flags & RTM_REC_F_TIMEOUT)) {
 				rtmon_hist_add(&s->hist, r->latency_ns);
+				for (j = 0; j < RTM_BLAME_NR; j++)
+					__atomic_add_fetch(&s->blame_ns[j], r->blame.ns[j],
+							   __ATOMIC_RELAXED);
+			}
 			__atomic_add_fetch(&s->records, 1, __ATOMIC_RELAXED);
 			/* as the module counts: timeouts apart from completed misses */
 			if (r->flags & RTM_REC_F_TIMEOUT)

@@ -29,6 +29,8 @@ struct rtmond_slot {
 	pthread_mutex_t lock;		/* PTHREAD_PRIO_INHERIT */
 	struct rtmon_hist hist;		/* completed chains (not timeouts) */
 	uint64_t records, misses, timeouts;
+	/* the module's blame of completed chains, by RTM_BLAME_* (ns) */
+	uint64_t blame_ns[RTM_BLAME_NR];
 };
 
 /* The configuration in force and what the module made of it. */

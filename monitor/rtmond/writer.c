@@ -471,14 +471,16 @@ static void write_stats(const struct rtmond_live *l)
 	tg = json_object();
 	for (i = 0; i < l->conf.ntargets; i++) {
 		struct rtmond_slot *s = &rtmond_slots[l->slot[i]];
-		uint64_t misses, timeouts, records;
-		json_t *o, *bk = json_array();
+		uint64_t misses, timeouts, records, blame[RTM_BLAME_NR];
+		json_t *o, *bl, *bk = json_array();
+		unsigned int k;
 
 		pthread_mutex_lock(&s->lock);
 		memcpy(h, &s->hist, sizeof(*h));
 		misses = s->misses;
 		timeouts = s->timeouts;
 		records = s->records;
+		memcpy(blame, s->blame_ns, sizeof(blame));
 		pthread_mutex_unlock(&s->lock);
 		for (b = 0; b < RTMON_HIST_NBUCKETS; b++)
 			if (h->b[b])
@@ -496,6 +498,11 @@ static void write_stats(const struct rtmond_live *l)
 			"records", (json_int_t)records,
 			"deadline_ns", (json_int_t)l->conf.targets[i].t.deadline_ns,
 			"buckets", bk);
+		bl = json_object();
+		for (k = 0; k < RTM_BLAME_NR; k++)
+			json_object_set_new(bl, rtmon_blame_name(k),
+					    json_integer((json_int_t)blame[k]));
+		json_object_set_new(o, "blame_ns", bl);
 		json_object_set_new(tg, l->conf.targets[i].name, o);
 	}
 	free(h);
