@@ -26,6 +26,11 @@ def ioc(d, nr, size):		# asm-generic ioctl encoding (x86, arm)
 READ_MODE, ACK = ioc(1, 0x07, 4), ioc(0, 0x08, 0)
 CONSUME, ACKED = 0, 1
 
+def rec_size(fd):		# RTMON_IOC_VERSION: struct rtmon_version, 64 bytes
+    v = bytearray(struct.pack("I", 64) + bytes(60))
+    fcntl.ioctl(fd, ioc(3, 0x00, 64), v, True)
+    return struct.unpack_from("I", v, 12)[0]	# record_size
+
 def reader(mode=ACKED):
     fd = os.open("/dev/rtmon", os.O_RDONLY | os.O_NONBLOCK)
     if mode is not None:
@@ -36,7 +41,7 @@ def read(fd, max_recs=10**6):
     seqs = []
     while len(seqs) < max_recs:
         try:
-            b = os.read(fd, 616 * min(16, max_recs - len(seqs)))
+            b = os.read(fd, rec_size(fd) * min(16, max_recs - len(seqs)))
         except BlockingIOError:
             break
         size = struct.unpack_from("H", b, 2)[0]
@@ -110,13 +115,17 @@ python3 - $out <<'PY'
 import fcntl, os, struct, sys
 fd = os.open("/dev/rtmon", os.O_RDONLY | os.O_NONBLOCK)
 fcntl.ioctl(fd, (1 << 30) | (4 << 16) | (0xb7 << 8) | 7, struct.pack("I", 1))
+# RTMON_IOC_VERSION: record_size
+v = bytearray(struct.pack("I", 64) + bytes(60))
+fcntl.ioctl(fd, (3 << 30) | (64 << 16) | (0xb7 << 8) | 0, v, True)
+rsz = struct.unpack_from("I", v, 12)[0]
 seqs = []
 while True:
     try:
-        b = os.read(fd, 616 * 16)
+        b = os.read(fd, rsz * 16)
     except BlockingIOError:
         break
-    seqs += [struct.unpack_from("Q", b, o + 8)[0] for o in range(0, len(b), 616)]
+    seqs += [struct.unpack_from("Q", b, o + 8)[0] for o in range(0, len(b), rsz)]
 os.close(fd)	# killed: nothing acknowledged
 seqs.sort()
 assert len(seqs) >= 40, f"only {len(seqs)} records"
