@@ -12,7 +12,9 @@
 # rtmonctl's) and exports rtmon_miss_cause_seconds_total{target,category}
 # (runnable time for target ct). 'rtmonctl misses' shows the
 # culprit line; explaining an unknown miss fails with a clear message. A
-# record and its snapshot are kept in the test's output as a fixture.
+# record and its snapshot are kept in the test's output as a fixture. The
+# module's own blame of every miss the hog made (snapshot or not) names the
+# hog first, for at least 90% of it, printed beside the snapshot's culprit.
 # (The deadline is 2 ms, not 1: an emulated guest on a loaded host misses
 # 1 ms all the time, and the snapshot worker, busy with those, had no
 # snapshot left for the bursts. A guest whose own timer interrupts come
@@ -277,6 +279,53 @@ print(f"{len(ex)} misses explained, {named} with the hog named as culprit, "
 assert named >= 1, "no miss of the hog's size"
 if rt:
     assert inside >= 1, "PREEMPT_RT: no explained miss with the hog inside the sender's softirq"
+# The module's own blame (record.blame), for every miss the hog made,
+# snapshot or not: the hog is its first culprit, waited behind for at
+# least 90% of the excess over the deadline (or of the burst inside the
+# chain); beside the snapshot's explanation where there is one.
+exp = {e["seq"]: e for e in ex}
+mod_named = mod_agree = mod_both = 0
+known = []
+print(f"{'miss':>6} {'latency':>10}  {'module: first culprit':<40} {'snapshot: culprit'}")
+for m in sorted(misses.values(), key=lambda m: m["seq"]):
+    b = m["blame"]
+    parts = sum(v for k, v in b.items() if k not in ("culprits", "culprit_other_ns"))
+    assert parts == m["latency_ns"], f"#{m['seq']}: blame adds up to {parts}, latency {m['latency_ns']}"
+    if "timeout" in m["flags"]:
+        continue
+    lat, dl = m["latency_ns"], m["deadline_ns"]
+    overlap = sum(max(0, min(bb, m["end_ns"]) - max(a, m["start_ns"])) for a, bb in bursts)
+    if overlap <= dl:
+        continue
+    want = min(lat - dl, overlap)
+    c = b["culprits"][0] if b["culprits"] else {"pid": 0, "comm": "-", "category": "-", "ns": 0}
+    mine = f"{c['category']} behind {c['comm']}[{c['pid']}] prio {c.get('prio')} {us(c['ns'])}"
+    e = exp.get(m["seq"])
+    print(f"{m['seq']:>6} {us(lat):>10}  {mine:<40} {e['culprit'] if e else '(no snapshot)'}")
+    hog_first = str(c["pid"]) in hog_pids and c["category"] in ("runnable", "preempted") and c["prio"] == 19
+    # Known failure (issue 34, left open): the module charges a whole wait
+    # for the cpu to the task switched out for the chain's task, not to
+    # each task that ran in turn meanwhile. Where the snapshot shows others
+    # running in the wait after the hog (seen on 6.1: the hog 68%, NET_RX
+    # 21%, the frame sender 4%, cyclictest's main thread last, 4%), the
+    # module names the last one: counted and printed, not hidden.
+    others = e and any(p["category"] in ("runnable", "softirq_interference", "irq_interference")
+                       and not any(f"[{h}]" in p["who"] for h in hog_pids) for p in e["parts"])
+    if not hog_first and others:
+        known.append(m["seq"])
+        print(f"KNOWN FAILURE: #{m['seq']}: the module names {c['comm']}[{c['pid']}], the last of "
+              f"several tasks that ran in the wait; the snapshot names the hog")
+        continue
+    assert hog_first, f"#{m['seq']}: the module's first culprit {mine}, expected the hog python3{hog_pids} rt 80"
+    assert c["ns"] >= 0.9 * want, f"#{m['seq']}: the hog {c['ns']} ns of the module's blame for {want} ns"
+    mod_named += 1
+    if e:
+        mod_both += 1
+        mod_agree += f"[{c['pid']}]" in e["parts"][0]["who"]
+print(f"module blame: the hog first culprit of {mod_named} misses it made; "
+      f"{mod_agree} of {mod_both} with a snapshot name the same task first; "
+      f"{len(known)} known failures (the last of several tasks named)")
+assert mod_named >= 1, "no miss of the hog's size in the module's blame"
 # rtmond's own explanations (snapshot worker) agree with rtmonctl's
 theirs = {}
 for m in misses.values():

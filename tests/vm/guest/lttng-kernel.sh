@@ -136,7 +136,7 @@ def want(h):
         return "sched_waking", "tid", pid
     if e == "switch_in":
         return "sched_switch", "next_tid", pid
-    if e == "block":
+    if e in ("block", "wait", "preempt"):
         return "sched_switch", "prev_tid", pid
     if e in ("work_begin", "work_end"):
         return "rtmon:" + e, "vtid", pid

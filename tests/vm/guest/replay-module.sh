@@ -33,7 +33,9 @@
 #   two clock reads is the tracer's own work, the same at a chain's start
 #   and at its end (an interrupt taken between the marker's trace event and
 #   rtmon's clock read, preemption off but interrupts on, is the 1%; one
-#   chain a target is always allowed: seen in 1 of 60 dispatch chains).
+#   chain a target is always allowed: seen in 1 of 60 dispatch chains);
+#   there also the blame (record.blame) of the chains with the same hops:
+#   each category within 1 us and the same first culprit, as often.
 # Prints the agreement table and the replay's counts of lock waits and of
 # wakeups of a task on its way to sleep.
 # timeout: 400
@@ -126,6 +128,10 @@ ev = lambda h: h.get("event", h.get("type"))
 hops = lambda r: [(ev(h), h["pid"], h["cpu"]) for h in r["hops"]]
 ok = True
 table = []
+CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown")
+first = lambda r: r["blame"]["culprits"][0]["pid"] if r["blame"]["culprits"] else 0
+blame_close = lambda r, q: first(r) == first(q) and all(
+    abs(r["blame"][k] - q["blame"][k]) <= 1000 for k in CATS)
 for tid, name in names.items():
     # overdue reports (a chain still open at a tick past max_age) depend on
     # when each side's tick ran: the module's real one, the replay's
@@ -162,9 +168,17 @@ for tid, name in names.items():
     adl = sorted(abs(d) for d in dl)
     ds = sorted(abs(q["start_ns"] - r["start_ns"]) for r, q in pairs)
     within1 = sum(1 for d in adl if d <= 1000)
+    # the blame of the chains with the same hops: each category within
+    # 1 us and the same first culprit (the same core on the same events)
+    bsame = sum(1 for r, q in same if blame_close(r, q))
     p95 = adl[int(len(adl) * 0.95)]
     table.append((name, len(m_in), len(p), len(pairs), len(same), ds[len(ds) // 2], ds[-1],
-                  statistics.median(dl), p95, adl[-1], within1, overdue))
+                  statistics.median(dl), p95, adl[-1], within1, overdue, bsame))
+    for r, q in [(r, q) for r, q in same if not blame_close(r, q)][:2]:
+        print(f"  {name}: blame differs: module {r['blame']} replay {q['blame']}")
+    if exact and len(same) - bsame > max(1, len(same) // 100):
+        print(f"  {name}: {len(same) - bsame} of {len(same)} blames differ")
+        ok = False
     for r in lone_m[:2]:
         print(f"  {name}: module only: start {r['start_ns']} lat {r['latency_ns']} flags {r['flags']} hops {[ev(h) for h in r['hops']]}")
     for q in lone_p[:2]:
@@ -191,10 +205,11 @@ for tid, name in names.items():
         print("  too few cyclictest chains joined")
         ok = False
 print(f"{'target':<11}{'module':>7}{'replay':>7}{'joined':>7}{'same hops':>10}{'start diff med/max ns':>23}"
-      f"{'latency diff (replay-module) med / |p95| / |max| ns':>52}{'within 1 us':>12}{'overdue m/r':>12}")
+      f"{'latency diff (replay-module) med / |p95| / |max| ns':>52}{'within 1 us':>12}{'overdue m/r':>12}"
+      f"{'same blame':>11}")
 for t in table:
     print(f"{t[0]:<11}{t[1]:>7}{t[2]:>7}{t[3]:>7}{t[4]:>10}{t[5]:>12.0f} /{t[6]:>9}{t[7]:>26.0f} /{t[8]:>10} /{t[9]:>10}{t[10]:>12}"
-          f"{t[11][0]:>6}/{t[11][1]}")
+          f"{t[11][0]:>6}/{t[11][1]}{t[12]:>11}")
 print("module counters: " + ", ".join(f"{k} {v}" for k, v in sorted(json.load(open(W + "/c1.json")).get("counters", {}).items())
       if isinstance(v, int) and v)[:500])
 # IRQs that found their thread awake (no waking traced): the module sees

@@ -235,6 +235,12 @@ b5 = metric('rtmon_latency_seconds_bucket{target="dispatch",le="0.005"}')
 assert b5 <= cnt - kmiss, "5 ms bucket counts misses"
 cm = re.search(r"^  chains started (\d+) completed (\d+)", st, re.M)
 assert metric("rtmon_chains_completed_total") >= int(cm.group(2))
+# the module's blame of every completed chain adds up to their latencies
+bl = sum(metric(f'rtmon_target_blame_seconds_total{{target="dispatch",category="{k}"}}')
+         for k in ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown"))
+ls = metric('rtmon_latency_seconds_sum{target="dispatch"}')
+print(f"blame {bl:.9f} s, latency sum {ls:.9f} s")
+assert abs(bl - ls) < 1e-8, "the blame metrics do not add up to the latency sum"
 print("metrics ok")
 PY
 [ $? -eq 0 ] || fail "checks failed"
@@ -264,6 +270,19 @@ for l in open(sys.argv[1]):
 [ -n "$seq" ] || fail "no completed miss with all its hops in misses.jsonl"
 $RTMONCTL show --dir $out $seq | tee $T/show.txt
 grep -q "work_end .*dispatch_test" $T/show.txt || fail "rtmonctl show: no work_end hop"
+grep -q "^  blame: " $T/show.txt || fail "rtmonctl show: no blame line"
+# every miss carries the module's blame, snapshot or not, adding up
+python3 - $out/misses.jsonl <<'PY' || fail "a miss without its blame, or one that does not add up (above)"
+import json, sys
+n = 0
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    b = m["blame"]
+    parts = sum(v for k, v in b.items() if k not in ("culprits", "culprit_other_ns"))
+    assert parts == m["latency_ns"], f"miss {m['seq']}: blame {b} adds up to {parts}, latency {m['latency_ns']}"
+    n += 1
+print(f"{n} misses, each with its blame adding up to its latency")
+PY
 # rtmonctl top: plain frames (stdout is no terminal), then JSON equal to the status file
 $RTMONCTL top -n 2 -i 0.5 --dir $out | tee $T/top.txt
 [ "$(grep -c '^rtmon .*, tracking, ' $T/top.txt)" = 2 ] || fail "rtmonctl top: not 2 frames"
