@@ -502,7 +502,7 @@ const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)
 
 void rtmon_blame_print(FILE *f, const struct rtm_rec_blame *b)
 {
-	char a[32], comm[RTMON_COMM_TEXT], prio[16];
+	char a[32], comm[RTMON_COMM_TEXT], t[RTMON_COMM_TEXT * 4], prio[16];
 	unsigned int order[RTM_BLAME_NR], n = 0, i, j, x;
 
 	for (i = 0; i < RTM_BLAME_NR; i++)
@@ -525,10 +525,12 @@ void rtmon_blame_print(FILE *f, const struct rtm_rec_blame *b)
 
 		if (!k->pid)
 			continue;
+		/* a task's name is any local user's choice: escaped for the terminal */
 		rtmon_comm(comm, k->comm);
+		rtmon_term(t, sizeof(t), comm[0] ? comm : "?");
 		rtmon_prio_str(k->prio, prio, sizeof(prio));
 		fprintf(f, "  %s behind %s[%u]%s%s: %s\n",
-			rtmon_blame_name(k->category), comm[0] ? comm : "?",
+			rtmon_blame_name(k->category), t,
 			k->pid, prio[0] ? " " : "", prio,
 			rtmon_fmt_ns(a, sizeof(a), k->ns));
 	}
@@ -567,7 +569,9 @@ int rtmon_blame_from_json(json_t *o, struct rtm_rec_blame *b)
 			break;
 		c = &b->culprit[n++];
 		c->pid = (uint32_t)json_integer_value(json_object_get(k, "pid"));
-		c->prio = (uint8_t)json_integer_value(json_object_get(k, "prio"));
+		c->prio = json_is_integer(json_object_get(k, "prio")) ?
+			  (uint8_t)json_integer_value(json_object_get(k, "prio")) :
+			  RTM_PRIO_UNKNOWN;
 		c->category = (uint8_t)rtmon_blame_cat(
 			json_string_value(json_object_get(k, "category")));
 		c->ns = (uint64_t)json_integer_value(json_object_get(k, "ns"));

@@ -197,6 +197,8 @@ static int slot_get(const char *name, int reset)
 				rtmon_hist_init(&rtmond_slots[i].hist);
 				rtmond_slots[i].records = rtmond_slots[i].misses = 0;
 				rtmond_slots[i].timeouts = 0;
+				memset(rtmond_slots[i].blame_ns, 0,
+				       sizeof(rtmond_slots[i].blame_ns));
 				pthread_mutex_unlock(&rtmond_slots[i].lock);
 			}
 			return i;

@@ -137,6 +137,17 @@ static void json_line_matches_jansson(void)
 			r.hops[k].ts_ns = rnd() % 2 ? r.start_ns + rnd() % 100000 : rnd_val();
 			rnd_comm(r.hops[k].comm);
 		}
+		/* the blame: every category, culprits with any comm */
+		for (k = 0; k < RTM_BLAME_NR; k++)
+			r.blame.ns[k] = rnd() % 3 ? rnd_val() : 0;
+		for (k = 0; k < RTM_REC_CULPRITS; k++) {
+			r.blame.culprit[k].pid = rnd() % 3 ? (uint32_t)rnd_val() : 0;
+			r.blame.culprit[k].prio = (uint8_t)rnd();
+			r.blame.culprit[k].category = (uint8_t)(rnd() % (RTM_BLAME_NR + 2));
+			r.blame.culprit[k].ns = rnd_val();
+			rnd_comm(r.blame.culprit[k].comm);
+		}
+		r.blame.culprit_other_ns = rnd_val();
 		if (i < 256) {		/* every byte, alone, as the target's name */
 			name[0] = (char)(i ? i : 'x');
 			name[1] = 0;
@@ -206,6 +217,20 @@ int main(void)
 	      !strchr(txt, (char)0xff), "%s", txt ? txt : "");
 	json_decref(o);
 	free(js);
+	free(txt);
+	/* a culprit's name with a C1 control (CSI, U+009B): never raw on a terminal */
+	txt = NULL;
+	r.blame.ns[RTM_BLAME_RUNNABLE] = 5000;
+	r.blame.culprit[0].pid = 60;
+	r.blame.culprit[0].ns = 5000;
+	r.blame.culprit[0].category = RTM_BLAME_RUNNABLE;
+	r.blame.culprit[0].prio = 19;
+	memcpy(r.blame.culprit[0].comm, "hog\xc2\x9b" "2J", 7);
+	f = open_memstream(&txt, &len);
+	rtmon_record_print(f, &r, "t");
+	fclose(f);
+	CHECK("blame-text", txt && strstr(txt, "runnable behind hog") && strstr(txt, "[60] rt 80") &&
+	      !strstr(txt, "\xc2\x9b"), "%s", txt ? txt : "");
 	free(txt);
 	json_line_matches_jansson();
 	return failed;
