@@ -27,6 +27,9 @@ $RTMONCTL stop
 grep '^  chains started' /proc/rtmon/status | sed 's/^/# at stop:/'
 started=$(status_count "  chains started" started)
 expired=$(status_count "  chains started" expired)
+# reported before the stop (the deadline may pass first on a slow kernel:
+# the debug board under load, 1)
+overdue0=$(status_count "  chains started" overdue)
 [ "$started" -ge 1 ] || fail "no chain started for the sleeper"
 [ "$expired" -ge 1 ] || fail "the open chain was not ended at the stop (expired $expired)"
 sleep 3		# past the deadline, stopped
@@ -35,7 +38,8 @@ $RTMONCTL records --json -t 2 >$T/records.json	# ticks run meanwhile
 $RTMONCTL stop
 grep '^  chains started' /proc/rtmon/status | sed 's/^/# after start:/'
 overdue=$(status_count "  chains started" overdue)
-[ "$overdue" = 0 ] || fail "a chain open at the stop was reported overdue after the start ($overdue)"
+[ "$overdue" = "$overdue0" ] ||
+	fail "a chain open at the stop was reported overdue after the start ($((overdue - overdue0)))"
 if grep -q '"timeout"' $T/records.json; then
 	fail "timeout record after the start: $(grep '"timeout"' $T/records.json | head -n 1)"
 fi
