@@ -74,6 +74,22 @@ static void rtm_blame_charge(struct rtm_blame_who *w, u32 *nw, u64 *other,
 	(*nw)++;
 }
 
+/*
+ * The folded preemptions that hop h carries, at most span ns (the
+ * interval it closes), their culprit (h's by_* task) charged its share:
+ * the preempted ns of the interval.
+ */
+static u64 rtm_blame_folded(struct rtm_blame_who *w, u32 *nw, u64 *other,
+			    const struct rtm_hop *h, u64 span)
+{
+	u64 pre = h->pre_ns < span ? h->pre_ns : span, by;
+
+	by = h->type == RTM_HOP_SWITCH_IN || h->type == RTM_HOP_PREEMPT ?
+	     0 : h->pre_share == 0xffff ? pre : (pre * h->pre_share) >> 16;
+	rtm_blame_charge(w, nw, other, h, RTM_BLAME_PREEMPTED, by);
+	return pre;
+}
+
 /* the RTM_REC_CULPRITS largest of w[] into out, the rest into other */
 static void rtm_blame_top(struct rtm_rec_blame *out,
 			  const struct rtm_blame_who *w, u32 nw, u64 other)
@@ -119,7 +135,7 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 {
 	struct rtm_blame_who w[RTM_BLAME_SEEN];
 	const struct rtm_hop *h, *child = NULL;
-	u64 next = end > start ? end : start, t, other = 0;
+	u64 next = end > start ? end : start, t, span, other = 0;
 	u32 cat, nw = 0, hi = tip_hop, n = 0;
 
 	memset(out->ns, 0, sizeof(out->ns));
@@ -133,12 +149,20 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 		 * not stored (hops full)
 		 */
 		cat = child ? rtm_blame_after(h->type) : RTM_BLAME_UNKNOWN;
-		out->ns[cat] += next - t;
+		span = next - t;
+		if (child && rtm_unlikely(child->pre_ns)) {
+			u64 pre = rtm_blame_folded(w, &nw, &other, child,
+						   span);
+
+			out->ns[RTM_BLAME_PREEMPTED] += pre;
+			span -= pre;	/* the rest goes to cat */
+		}
+		out->ns[cat] += span;
 		if (cat == RTM_BLAME_PREEMPTED)
-			rtm_blame_charge(w, &nw, &other, h, cat, next - t);
+			rtm_blame_charge(w, &nw, &other, h, cat, span);
 		else if (cat == RTM_BLAME_RUNNABLE && child &&
 			 child->type == RTM_HOP_SWITCH_IN)
-			rtm_blame_charge(w, &nw, &other, child, cat, next - t);
+			rtm_blame_charge(w, &nw, &other, child, cat, span);
 		next = t;
 		child = h;
 		if (!hi || ++n >= c->p.chain_hops)

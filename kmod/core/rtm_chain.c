@@ -52,6 +52,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->depth = 1;
 	h->comm[0] = 0;
 	h->comm[1] = 0;
+	h->by_pid = 0;
+	h->pre_ns = 0;
 	rtm_st32_rel(&ch->state, (gen << 8) | RTM_CS_LIVE);
 
 	bi = rtm_br_handle(c, bi);
@@ -64,6 +66,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	br->cookie = 0;
 	br->comm[0] = 0;
 	br->comm[1] = 0;
+	br->pre_ns = 0;
 	rtm_count(c, cpu, RTM_C_STARTED);
 	rtm_count(c, cpu, RTM_C_BR_OPENED);
 	return bi;
@@ -120,6 +123,15 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	br->cookie = 0;
 	br->comm[0] = p->comm[0];
 	br->comm[1] = p->comm[1];
+	/* the parent's folded preemptions fall before the fork's first hop */
+	br->pre_ns = p->pre_ns;
+	if (rtm_unlikely(br->pre_ns)) {
+		br->pre_by_ns = p->pre_by_ns;
+		br->pre_by_pid = p->pre_by_pid;
+		br->pre_by_prio = p->pre_by_prio;
+		br->pre_by_comm[0] = p->pre_by_comm[0];
+		br->pre_by_comm[1] = p->pre_by_comm[1];
+	}
 	rtm_count(c, cpu, RTM_C_BR_OPENED);
 	return bi;
 }
@@ -133,6 +145,33 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 		rtm_count(c, cpu, why);
 	rtm_pool_put(&c->branch_pool, b & RTM_BR_IDX_MASK);
 	rtm_chain_put(c, cpu, ci);
+}
+
+/*
+ * Hop h closes the interval in which branch br's folded preemptions fell:
+ * it carries them (their culprit in its by_* fields unless it names its
+ * own: a switch_in's).
+ */
+void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br, bool own_by)
+{
+	h->pre_ns = br->pre_ns;
+	h->pre_share = 0;
+	if (!own_by && br->pre_by_pid) {
+		/* 32-bit division only (32-bit kernels have no 64-bit one) */
+		u32 all = br->pre_ns, part = br->pre_by_ns;
+
+		while (all > 0xffff) {
+			all >>= 1;
+			part >>= 1;
+		}
+		h->by_pid = br->pre_by_pid;
+		h->by_prio = br->pre_by_prio;
+		h->by_comm[0] = br->pre_by_comm[0];
+		h->by_comm[1] = br->pre_by_comm[1];
+		h->pre_share = (u16)(part >= all ? 0xffff :
+				     (part << 16) / all);
+	}
+	br->pre_ns = 0;
 }
 
 /* rtm_hop_add found the chain's hops full: the chain says so once */

@@ -732,6 +732,57 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 				run_cpu);
 }
 
+/*
+ * Branch br's task is preempted. True: the chain's hops run short
+ * (RTM_PREEMPT_HOPS_NUM/DEN), so the preemption is folded into the
+ * branch's next hop instead of a preempt/switch_in hop pair; its culprit
+ * is the first task that preempted the branch since that hop.
+ */
+static rtm_noinline bool rtm_preempt_fold(struct rtm_core *c,
+					  struct rtm_branch *br, u64 ts,
+					  const struct rtm_task_who *next)
+{
+	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&br->chain));
+
+	if (rtm_ld32(&ch->nhops) + 2 <=
+	    c->p.chain_hops * RTM_PREEMPT_HOPS_NUM / RTM_PREEMPT_HOPS_DEN)
+		return false;
+	if (!br->pre_ns) {
+		/* (pre_by_* are only kept beside folded ns) */
+		br->pre_by_pid = 0;
+		br->pre_by_ns = 0;
+	}
+	br->flags = (u8)((br->flags & ~RTM_BF_FOLD_BY) | RTM_BF_FOLDED);
+	br->pre_at = ts;
+	if (!next->pid)
+		return true;
+	if (!br->pre_by_pid) {
+		br->pre_by_pid = next->pid;
+		br->pre_by_prio = (u8)(next->prio < RTM_PRIO_UNKNOWN ?
+				       next->prio : RTM_PRIO_UNKNOWN);
+		rtm_comm_load(br->pre_by_comm, next->comm);
+	}
+	if (br->pre_by_pid == next->pid)
+		br->flags |= RTM_BF_FOLD_BY;
+	return true;
+}
+
+static inline u32 rtm_add_sat32(u32 a, u64 b)
+{
+	return b >= (u64)(0xffffffffu - a) ? 0xffffffffu : a + (u32)b;
+}
+
+/* branch br's task runs again after a folded preemption */
+static rtm_noinline void rtm_preempt_unfold(struct rtm_branch *br, u64 ts)
+{
+	u64 ns = ts > br->pre_at ? ts - br->pre_at : 0;
+
+	br->pre_ns = rtm_add_sat32(br->pre_ns, ns);
+	if (br->flags & RTM_BF_FOLD_BY)
+		br->pre_by_ns = rtm_add_sat32(br->pre_by_ns, ns);
+	br->flags &= (u8)~(RTM_BF_FOLDED | RTM_BF_FOLD_BY);
+}
+
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state,
 			   const struct rtm_task_who *next)
@@ -784,8 +835,10 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	}
 	if (!prev_state) {
 		/* preempted: keep the branch until it runs again */
-		rtm_hop_add_by(c, cpu, b, RTM_HOP_PREEMPT, RTM_CTX_TASK,
-			       br->pid, br->comm, ts, next);
+		if (!rtm_preempt_fold(c, br, ts, next))
+			rtm_hop_add_by(c, cpu, b, RTM_HOP_PREEMPT,
+				       RTM_CTX_TASK, br->pid, br->comm, ts,
+				       next);
 		rtm_task_put(c, cpu, prev, b);
 		return;
 	}
@@ -824,8 +877,11 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		br->tgid = tgid;
 	if (comm)
 		rtm_comm_load(br->comm, comm);
-	rtm_hop_add_by(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK, next,
-		       br->comm, ts, prev);
+	if (rtm_unlikely(br->flags & RTM_BF_FOLDED))
+		rtm_preempt_unfold(br, ts);
+	else
+		rtm_hop_add_by(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK,
+			       next, br->comm, ts, prev);
 	tid = rtm_end_target(c, br, RTM_END_SWITCH_IN, &dl);
 	if (tid >= 0) {
 		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);

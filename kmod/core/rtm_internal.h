@@ -339,7 +339,15 @@ struct rtm_hop {
 	u32 by_pid;
 	u64 by_comm[2];
 	u8 by_prio;		/* RTM_PRIO_UNKNOWN: not known */
-	u8 pad[7];
+	u8 pad;
+	/*
+	 * preemptions folded into the interval this hop closes (no hop
+	 * pair of their own: rtm_preempt_fold()), and the share of them,
+	 * in 1/65536 (0xffff: all), that the by_* task held (other hop
+	 * types than switch_in and preempt)
+	 */
+	u16 pre_share;
+	u32 pre_ns;
 };
 
 _Static_assert(sizeof(struct rtm_hop) == 64, "rtm_hop: one cache line");
@@ -424,6 +432,9 @@ struct rtm_chain {
 #define RTM_BF_RUNWAKE		0x04	/* handed by a wakeup that found the
 					 * task current (rtm_wake_running),
 					 * no switch of the task since */
+#define RTM_BF_FOLDED		0x08	/* preempted, the preemption folded
+					 * (pre_at): no hop at its switch_in */
+#define RTM_BF_FOLD_BY		0x10	/* ... by the task in pre_by_* */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
@@ -436,7 +447,29 @@ struct rtm_branch {
 	u32 pid, tgid;		/* task (task/cookie branches) */
 	u64 cookie;		/* cookie branches */
 	u64 comm[2];
+	/*
+	 * Preemptions folded since the branch's last hop (the chain's hops
+	 * running short: rtm_preempt_fold()), carried by its next hop: their
+	 * total, the first preemptor and its part (pre_by_*: valid only
+	 * while pre_ns or RTM_BF_FOLDED).
+	 */
+	u64 pre_at;		/* RTM_BF_FOLDED: switched out then */
+	u32 pre_ns;
+	u32 pre_by_ns;
+	u64 pre_by_comm[2];
+	u32 pre_by_pid;
+	u8 pre_by_prio;
+	u8 pad[3];
 };
+
+/*
+ * A preemption gets a hop pair (preempt, then switch_in) while more than
+ * this fraction of the chain's hop slots stay free for the rest of its
+ * path; past that it is folded into the branch's next hop (pre_ns), so
+ * that preemptions never crowd out the hops that end the chain.
+ */
+#define RTM_PREEMPT_HOPS_NUM	3
+#define RTM_PREEMPT_HOPS_DEN	4
 
 /* per-cpu slots, each holds a branch handle or 0 */
 struct rtm_cpu {
@@ -753,6 +786,10 @@ struct rtm_task_who {
 	const char *comm;
 };
 
+/* hop h carries branch br's folded preemptions (rtm_chain.c) */
+void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br,
+			 bool own_by);
+
 /*
  * A hop of branch b, after its tip. Inline: every transition adds one,
  * and a call with eight arguments cost more than the stores themselves
@@ -762,7 +799,7 @@ struct rtm_task_who {
  * RTM_FOLLOW_HOPS_X times its hop slots to a task no target may want; the
  * caller frees b.
  */
-static inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
+static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 				  u32 type, u32 ctx, u32 pid, const u64 *comm,
 				  u64 ts, const struct rtm_task_who *by)
 {
@@ -802,6 +839,9 @@ static inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 	} else {
 		h->by_pid = 0;
 	}
+	h->pre_ns = 0;
+	if (rtm_unlikely(br->pre_ns))
+		rtm_hop_take_folded(h, br, by != NULL);
 	br->hop = (u16)idx;
 	return false;
 }

@@ -1284,6 +1284,67 @@ static void t_blame(void)
 	CHECK(!r.blame.culprit[2].pid && !r.blame.culprit_other_ns);
 	end();
 
+	/*
+	 * app preempted 40 times before it blocks: the first preemptions
+	 * get hop pairs; past RTM_PREEMPT_HOPS_NUM/DEN of the chain's 32
+	 * slots they are folded into the block's hop, so the record keeps
+	 * its end (no dropped hops) and every preempted ns.
+	 */
+	begin("blame_folds_preemptions_past_the_hop_budget");
+	comm(hog, "hog3");
+	rtm_ev_irq_entry(c, 0, 200000, 9);
+	rtm_ev_waking(c, 0, 200100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
+	rtm_ev_irq_exit(c, 0, 200200, 9, 0, 0);
+	w.prev_prio = 120;
+	w.prev_comm = NULL;
+	rtm_ev_switch(c, 1, 201000, 0, 0, 50, 50, app, &w);	/* runnable 900 */
+	{
+		unsigned long long t = 201000, pre = 0, by2 = 0;
+
+		for (i = 0; i < 40; i++) {
+			int three = i % 4 == 3;
+			unsigned int d = three ? 200 : 100;
+
+			t += 50;	/* running 50 */
+			w.prev_prio = 120;
+			w.next_prio = three ? 5 : 9;
+			w.prev_comm = app;
+			rtm_ev_switch(c, 1, t, 50, 0, three ? 62 : 61, 0,
+				      three ? hog : hog2, &w);
+			t += d;
+			w.prev_prio = w.next_prio;
+			w.next_prio = 120;
+			w.prev_comm = three ? hog : hog2;
+			rtm_ev_switch(c, 1, t, three ? 62 : 61, 0, 50, 50,
+				      app, &w);
+			pre += d;
+			by2 += three ? 0 : d;
+		}
+		t += 50;
+		rtm_ev_switch(c, 1, t, 50, 1, 0, 0, NULL, NULL);
+		CHECK(drain(c, 2, &r) == 1);
+		CHECK(!(r.flags & RTM_REC_F_DROPPED_HOPS));
+		CHECK(r.path_len <= 32 &&
+		      r.hops[r.nhops - 1].type == RTM_HOP_BLOCK);
+		sum = 0;
+		for (i = 0; i < RTM_BLAME_NR; i++)
+			sum += r.blame.ns[i];
+		CHECK(sum == r.latency_ns && r.latency_ns == t - 200000);
+		CHECK(r.blame.ns[RTM_BLAME_PREEMPTED] == pre);
+		CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 41 * 50);
+		CHECK(r.blame.ns[RTM_BLAME_RUNNABLE] == 900);
+		/* hog2 held 3/4 of the folded part: named within 1/65536 */
+		CHECK(r.blame.culprit[0].pid == 61 &&
+		      r.blame.culprit[0].category == RTM_BLAME_PREEMPTED &&
+		      r.blame.culprit[0].ns <= by2 &&
+		      r.blame.culprit[0].ns + 1 >= by2 &&
+		      !strcmp((char *)r.blame.culprit[0].comm, "hog2"));
+		printf("# folded: path %u hops, preempted %llu ns, hog2 %llu of %llu ns\n",
+		       r.path_len, (unsigned long long)r.blame.ns[RTM_BLAME_PREEMPTED],
+		       (unsigned long long)r.blame.culprit[0].ns, by2);
+	}
+	end();
+
 	begin("blame_of_a_timeout_is_unknown");
 	rtm_ev_irq_entry(c, 0, 100000, 9);
 	rtm_ev_waking(c, 0, 100100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
