@@ -49,7 +49,7 @@ paste -d' ' <(json_field worker <"$T/items.json") <(json_field dispatcher <"$T/i
 # completion records (no timeout flag): pid end miss last-hop begin-pids
 # dropped-hops (a chain whose hop storage overflowed: its last hops, the
 # end included, may be missing; the record's pid and end time still hold)
-grep -v '"timeout"' "$T/records.json" >"$T/done.json" || true
+without_flag timeout <"$T/records.json" >"$T/done.json"
 paste -d' ' <(json_field pid <"$T/done.json") <(json_field end_ns <"$T/done.json") \
 	<(json_field miss <"$T/done.json") <(last_hop_event <"$T/done.json") \
 	<(awk '{ s = ""; n = split($0, a, "\"event\":\"work_begin\",\"cpu\":[0-9]+,\"pid\":");

@@ -37,7 +37,7 @@ reader=$!
 "$RTMON_BIN32/dispatch_test" -f /rtmon-share/feed32 -n $items -p 4000 -w 50 >"$T/items.json" ||
 	fail "32-bit dispatch_test failed"
 wait $reader || fail "32-bit record reader failed"
-ends=$(grep -v '"timeout"' "$T/mk.json" | last_hop_event | grep -c '^work_end$' || true)
+ends=$(without_flag timeout <"$T/mk.json" | last_hop_event | grep -c '^work_end$' || true)
 note "32-bit markers: $ends records ending at work_end for $items items"
 [ "$ends" -ge $((items * 9 / 10)) ] || fail "only $ends of $items items ended at a 32-bit work_end"
 rtmon_unload

@@ -21,6 +21,16 @@ json_field() {
 	}'
 }
 
+# records (JSON lines on stdin) whose flags hold $1 / do not: a record's
+# other strings (culprit and hop comms: a task may be called "timeout")
+# are not its flags
+with_flag() {
+	grep -E "\"flags\":\[[^]]*\"$1\"" || true
+}
+without_flag() {
+	grep -vE "\"flags\":\[[^]]*\"$1\"" || true
+}
+
 # last_hop_event: the event of each record's last hop, one line a record
 last_hop_event() {
 	awk '{ n = split($0, a, "\"event\":\""); v = a[n]; sub(/".*/, "", v); print (n > 1 ? v : "") }'

@@ -86,7 +86,7 @@ for ((i = 0; i < 60; i++)); do
 done
 kill -0 $pid 2>/dev/null || fail "rtmond died: $(tail -n 5 "$T/rtmond.log")"
 nmiss=$(wc -l <"$out/misses.jsonl")
-flagged=$(grep -c '"deadline_miss"\|"timeout"' "$out/records.jsonl" || true)
+flagged=$(with_flag '(deadline_miss|timeout)' <"$out/records.jsonl" | wc -l)
 # the measuring thread's records (the main thread sleeps on timers too)
 tid=$(sed -n 's/.*T: 0 ( *\([0-9][0-9]*\)).*/\1/p' "$T/ct.out" | head -n1)
 mine=$(json_field pid <"$out/records.jsonl" | grep -cx "$tid" || true)
