@@ -818,20 +818,18 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		if (pending)
 			prev_state = 0;
 	}
-	if (prev_state == RTM_SWITCH_BLOCKED_D ||
-	    prev_state == RTM_SWITCH_LOCK_WAIT) {
-		if (br->flags & RTM_BF_IRQTHREAD) {
-			/*
-			 * mid-pass: the thread goes on when it is woken (a
-			 * branch found there came later: the older is kept)
-			 */
-			rtm_hop_add(c, cpu, b, RTM_HOP_WAIT, RTM_CTX_TASK,
-				    br->pid, br->comm, ts);
-			rtm_task_put(c, cpu, prev, b);
-			return;
-		}
-		if (prev_state == RTM_SWITCH_LOCK_WAIT)
-			prev_state = 0;
+	if (prev_state == RTM_SWITCH_LOCK_WAIT ||
+	    (prev_state == RTM_SWITCH_BLOCKED_D &&
+	     (br->flags & RTM_BF_IRQTHREAD))) {
+		/*
+		 * an rtlock wait, or an IRQ thread's D mid-pass: the task
+		 * goes on when it is woken (a branch found there came
+		 * later: the older is kept), the time in between blocked
+		 */
+		rtm_hop_add(c, cpu, b, RTM_HOP_WAIT, RTM_CTX_TASK, br->pid,
+			    br->comm, ts);
+		rtm_task_put(c, cpu, prev, b);
+		return;
 	}
 	if (!prev_state) {
 		/* preempted: keep the branch until it runs again */

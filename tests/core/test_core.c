@@ -1285,6 +1285,32 @@ static void t_blame(void)
 	end();
 
 	/*
+	 * app waits 700 ns for a PREEMPT_RT sleeping lock mid-chain: blocked,
+	 * not preempted (no task is charged), and its chain goes on
+	 */
+	begin("blame_of_an_rtlock_wait_is_blocked");
+	rtm_ev_irq_entry(c, 0, 20000, 9);
+	rtm_ev_waking(c, 0, 20100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
+	rtm_ev_irq_exit(c, 0, 20200, 9, 0, 0);
+	w.prev_prio = 120;
+	w.next_prio = 120;
+	w.prev_comm = NULL;
+	rtm_ev_switch(c, 1, 21000, 0, 0, 50, 50, app, &w);	/* runnable 900 */
+	w.prev_comm = app;
+	rtm_ev_switch(c, 1, 21300, 50, RTM_SWITCH_LOCK_WAIT, 70, 70, hog2,
+		      &w);					/* running 300 */
+	w.prev_comm = hog2;
+	rtm_ev_switch(c, 1, 22000, 70, 1, 50, 50, app, &w);	/* blocked 700 */
+	rtm_ev_switch(c, 1, 22100, 50, 1, 0, 0, NULL, NULL);	/* running 100 */
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.latency_ns == 2100);
+	CHECK(r.blame.ns[RTM_BLAME_BLOCKED] == 700);
+	CHECK(r.blame.ns[RTM_BLAME_PREEMPTED] == 0);
+	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 400);
+	CHECK(!r.blame.culprit[0].pid);
+	end();
+
+	/*
 	 * app preempted 40 times before it blocks: the first preemptions
 	 * get hop pairs; past RTM_PREEMPT_HOPS_NUM/DEN of the chain's 32
 	 * slots they are folded into the block's hop, so the record keeps
