@@ -85,6 +85,55 @@ void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src)
 	dst[o] = 0;
 }
 
+/* length of the plain character at s (n bytes left), 0: escape it */
+static size_t rtmon_text_char(const uint8_t *s, size_t n)
+{
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] == 0xc2 && n > 1 && s[1] >= 0x80 && s[1] <= 0x9f)
+		return 0;	/* a C1 control */
+	return rtmon_utf8_len(s, n);
+}
+
+int rtmon_text_ok(const char *str)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	size_t n = strlen(str), i = 0, k;
+
+	while (i < n) {
+		k = rtmon_text_char(s + i, n - i);
+		if (!k)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+void rtmon_text_escape(char *dst, size_t len, const char *str)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	size_t n = strlen(str), i = 0, o = 0, k;
+
+	if (!len)
+		return;
+	while (i < n) {
+		k = rtmon_text_char(s + i, n - i);
+		if (k) {
+			if (o + k >= len)
+				break;
+			memcpy(dst + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			if (o + 4 >= len)
+				break;
+			snprintf(dst + o, 5, "\\x%02x", s[i++]);
+			o += 4;
+		}
+	}
+	dst[o] = 0;
+}
+
 /*
  * Task and target names in rtmond's files are text any local user may have
  * put there (a task names itself; misses.jsonl may be edited or forged, and

@@ -31,6 +31,14 @@ void rtmon_comm(char dst[RTMON_COMM_TEXT], const uint8_t *src);
  * For names read from files or the module, which other users can set.
  */
 const char *rtmon_term(char *buf, size_t len, const char *s);
+/*
+ * Target names are written into JSON lines, metric labels and terminals as
+ * they are: rtmon_text_ok() says s is such text (valid UTF-8, no C0, DEL
+ * or C1 control); rtmon_text_escape() makes any string one (other bytes
+ * as \xHH, cut at a whole character to fit len).
+ */
+int rtmon_text_ok(const char *s);
+void rtmon_text_escape(char *dst, size_t len, const char *src);
 
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
 /*

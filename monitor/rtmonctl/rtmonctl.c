@@ -242,6 +242,8 @@ static int cmd_targets_add(int argc, char **argv, int json)
 		switch (c) {
 		case 'N':
 			copy_str(t.name, sizeof(t.name), optarg, "name");
+			if (!rtmon_text_ok(t.name))
+				usage_error("a target name must be UTF-8 text without control characters");
 			break;
 		case 'c':
 			copy_str(t.comm, sizeof(t.comm), optarg, "task name");
@@ -666,12 +668,13 @@ static const char *snap_where(json_t *m, char *buf, size_t len)
 	const char *skipped = json_string_value(json_object_get(s, "skipped"));
 	const char *ft = json_string_value(json_object_get(s, "ftrace"));
 	json_t *lt = json_object_get(s, "lttng");
+	const char *ln = json_string_value(json_object_get(lt, "name"));
 
 	if (skipped)
 		snprintf(buf, len, "(%s)", skipped);
-	else
+	else	/* (a hand-edited file may lack any of them) */
 		snprintf(buf, len, "%s%s%s", ft ? ft : "", ft && json_is_object(lt) ? " + lttng " : "",
-			 json_is_object(lt) ? json_string_value(json_object_get(lt, "name")) : "");
+			 json_is_object(lt) ? ln ? ln : "?" : "");
 	return buf;
 }
 

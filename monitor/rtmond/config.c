@@ -207,6 +207,10 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 	rtmon_target_init(t);
 	if (get_str(p, g, gname, "name", tc->name, sizeof(tc->name), &found))
 		return -1;
+	/* its records and metrics carry it as it is */
+	if (found && !rtmon_text_ok(tc->name))
+		return perr(p, config_setting_get_member(g, "name"), gname,
+			    "a target name must be UTF-8 text without control characters");
 	if (found && tc->name[0])	/* errors name the target from here on */
 		snprintf(gname, sizeof(gname), "targets.%s", tc->name);
 	if (check_keys(p, g, gname, target_keys))

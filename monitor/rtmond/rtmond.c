@@ -419,8 +419,9 @@ static const char *id_name(uint16_t id)
 	if (id >= MAX_IDS)
 		return NULL;
 	if (!id2name[id][0]) {
+		/* added by another tool: its name may be any bytes */
 		if (!rtmon_target_get(rtmond_dev, id, &t) && t.name[0])
-			snprintf(id2name[id], RTMON_NAME_LEN, "%s", t.name);
+			rtmon_text_escape(id2name[id], RTMON_NAME_LEN, t.name);
 		else
 			snprintf(id2name[id], RTMON_NAME_LEN, "id%u", id);
 	}

@@ -388,8 +388,13 @@ static int write_batch(const struct rtmond_batch *b)
 			continue;
 		/* a string only jansson's path handles as it always did (refused) */
 		j = rtmon_record_json(r, b->names[i]);
-		if (!j)
+		if (!j) {
+			/* names are escaped text: this is a bug, said */
+			rtmond_log("record %" PRIu64 ": cannot be written as JSON: %" PRIu64
+				   " lines lost so far", (uint64_t)r->seq,
+				   CNT_ADD(write_errors, 1));
 			continue;
+		}
 		json_object_set_new(j, "read_ns", json_integer((json_int_t)b->read_ns));
 		/* the boot its monotonic times belong to */
 		if (boot_id[0])

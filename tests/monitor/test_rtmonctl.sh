@@ -128,6 +128,11 @@ run targets/timer-kind-empty-item 2 "unknown timer kind in 'timerfd,'" \
 	"$R" targets add --comm x --timer=timerfd,
 run targets/timer-and-irq 2 "give one source only" \
 	"$R" targets add --comm x --timer=posix --irq 5
+# a name its records and metrics could not carry as it is: refused
+run targets/name-not-utf8 2 "a target name must be UTF-8 text" \
+	"$R" targets add --name "$(printf 'ab\377')" --comm x
+run targets/name-control 2 "a target name must be UTF-8 text" \
+	"$R" targets add --name "$(printf 'a\033]0;x\007')" --comm x
 if [ -e /proc/rtmon/status ]; then
 	echo "SKIP: rtmonctl/top/no-module: rtmon is loaded here"
 else
@@ -463,6 +468,15 @@ if "$R" misses --dir dir >out.txt 2>err.txt && grep -q '^1 .* timeout' out.txt &
 	pass "misses/odd-flags (non-string flags shown as ?, the timeout still seen)"
 else
 	fail misses/odd-flags "$(cat err.txt out.txt out2.txt 2>/dev/null | head -c 300)"
+fi
+# an LTTng snapshot object without its name: '?', not printf's (null)
+echo '{"seq":1,"flags":["deadline_miss"],"target_name":"x","snapshot":{"ftrace":"f.dat","lttng":{}}}' \
+	>dir/misses.jsonl
+if "$R" misses --dir dir >out.txt 2>err.txt && grep -q 'f.dat + lttng ?$' out.txt &&
+   ! grep -q null out.txt; then
+	pass "misses/lttng-without-name (shown as ?)"
+else
+	fail misses/lttng-without-name "$(cat err.txt out.txt 2>/dev/null | head -c 300)"
 fi
 # names from the file reach the terminal escaped (issue 21, item 5): a comm
 # with ESC and a newline, a target name with a CSI (C1) and BEL, a hop's who

@@ -223,6 +223,38 @@ mkdir -p "$W/ord3" && chmod 0755 "$W/ord3" && echo "load=another-boot/1 8" >"$W/
 order other-load "$W/ord3" "3 4" "3 4" "3" 'rtmond.seq is of another module load (another-boot/1' \
 	'!read again' '!the previous run read'
 
+# ---- a module target whose name is not text (another tool added it, or
+# an older rtmonctl): its records are all stored, the name escaped; before,
+# every line of it was dropped and still acknowledged
+cp "$FAKE_RTMON_DB" targets.db.keep
+rm -f "$FAKE_RTMON_DB"
+LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" targets add --name BADNAME00 --comm task_X \
+	--deadline 1ms >/dev/null || fail name-not-text "rtmonctl targets add"
+python3 - "$FAKE_RTMON_DB" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"BADNAME00") == 1
+open(sys.argv[1], "wb").write(b.replace(b"BADNAME00", b"BA\xff\x1b]0;x\x07"))
+PY
+echo "1..20" >records.in
+conf "$W/bn" A
+sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf
+if ! FAKE_RTMON_RECORDS=$W/records.in run_once; then
+	fail name-not-text "run: $(head -c 300 rtmond.log)"
+elif got=$(python3 -c '
+import json, sys
+d = sys.argv[1]
+r = [json.loads(l) for l in open(d + "/records.jsonl")]
+m = [json.loads(l) for l in open(d + "/misses.jsonl")]
+names = {x["target_name"] for x in r + m}
+print(len(r), len(m), *names)
+' "$W/bn") && [ "$got" = '20 10 BA\xff\x1b]0;x\x07' ]; then
+	pass "name-not-text (20 records, 10 misses of target 'BA\\xff\\x1b]0;x\\x07')"
+else
+	fail name-not-text "records, misses, names: '$got' (want 20 10 and the escaped name)"
+fi
+mv targets.db.keep "$FAKE_RTMON_DB"
+
 # ---- items 9 and 15: the writer thread
 writer_test() {
 	local dir=$W/wr tr=$W/strace.out rpid got acks bad st
