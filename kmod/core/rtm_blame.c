@@ -75,17 +75,22 @@ static void rtm_blame_charge(struct rtm_blame_who *w, u32 *nw, u64 *other,
 }
 
 /*
- * The folded preemptions that hop h carries, at most span ns (the
- * interval it closes), their culprit (h's by_* task) charged its share:
- * the preempted ns of the interval.
+ * The folded preemptions and waits that hop h carries, at most span ns
+ * (the interval it closes), into out; the preemptions' culprit (h's by_*
+ * task) charged its share. Returns the ns taken.
  */
-static u64 rtm_blame_folded(struct rtm_blame_who *w, u32 *nw, u64 *other,
+static u64 rtm_blame_folded(struct rtm_rec_blame *out,
+			    struct rtm_blame_who *w, u32 *nw, u64 *other,
 			    const struct rtm_hop *h, u64 span)
 {
-	u64 pre = h->pre_ns < span ? h->pre_ns : span, by;
+	u64 pre = h->pre_ns < span ? h->pre_ns : span, blk, by;
 
-	by = h->type == RTM_HOP_SWITCH_IN || h->type == RTM_HOP_PREEMPT ?
-	     0 : h->pre_share == 0xffff ? pre : (pre * h->pre_share) >> 16;
+	blk = h->pre_blk == 0xff ? pre : (pre * h->pre_blk) >> 8;
+	by = h->pre_share == 0xffff ? pre : (pre * h->pre_share) >> 16;
+	if (by > pre - blk)
+		by = pre - blk;
+	out->ns[RTM_BLAME_BLOCKED] += blk;
+	out->ns[RTM_BLAME_PREEMPTED] += pre - blk;
 	rtm_blame_charge(w, nw, other, h, RTM_BLAME_PREEMPTED, by);
 	return pre;
 }
@@ -150,13 +155,10 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 		 */
 		cat = child ? rtm_blame_after(h->type) : RTM_BLAME_UNKNOWN;
 		span = next - t;
-		if (child && rtm_unlikely(child->pre_ns)) {
-			u64 pre = rtm_blame_folded(w, &nw, &other, child,
-						   span);
-
-			out->ns[RTM_BLAME_PREEMPTED] += pre;
-			span -= pre;	/* the rest goes to cat */
-		}
+		/* the rest goes to cat */
+		if (child && rtm_unlikely(child->pre_ns))
+			span -= rtm_blame_folded(out, w, &nw, &other, child,
+						 span);
 		out->ns[cat] += span;
 		if (cat == RTM_BLAME_PREEMPTED)
 			rtm_blame_charge(w, &nw, &other, h, cat, span);

@@ -126,6 +126,7 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	/* the parent's folded preemptions fall before the fork's first hop */
 	br->pre_ns = p->pre_ns;
 	if (rtm_unlikely(br->pre_ns)) {
+		br->pre_blk_ns = p->pre_blk_ns;
 		br->pre_by_ns = p->pre_by_ns;
 		br->pre_by_pid = p->pre_by_pid;
 		br->pre_by_prio = p->pre_by_prio;
@@ -154,12 +155,20 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
  */
 void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br, bool own_by)
 {
+	u32 all = br->pre_ns, blk = br->pre_blk_ns;
+
+	/* 32-bit division only (32-bit kernels have no 64-bit one) */
+	while (all > 0xffff) {
+		all >>= 1;
+		blk >>= 1;
+	}
 	h->pre_ns = br->pre_ns;
+	h->pre_blk = (u8)(blk >= all ? 0xff : (blk << 8) / all);
 	h->pre_share = 0;
 	if (!own_by && br->pre_by_pid) {
-		/* 32-bit division only (32-bit kernels have no 64-bit one) */
-		u32 all = br->pre_ns, part = br->pre_by_ns;
+		u32 part = br->pre_by_ns;
 
+		all = br->pre_ns;
 		while (all > 0xffff) {
 			all >>= 1;
 			part >>= 1;

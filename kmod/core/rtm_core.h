@@ -228,10 +228,10 @@ void rtm_ev_waking_running(struct rtm_core *c, __u32 cpu, __u64 ts,
  * RTM_SWITCH_BLOCKED_D: blocked uninterruptibly (D: a lock, a bus
  * transfer, I/O). RTM_SWITCH_LOCK_WAIT: waiting for a PREEMPT_RT sleeping
  * spinlock (TASK_RTLOCK_WAIT; trace text shows it as D), never the end of
- * a task's processing. An IRQ thread's pass goes on through either (hop
- * wait): it is over only when the thread waits for its next interrupt, in
- * S. So the rule holds from D alone, as a recording without lock events
- * has it.
+ * a task's processing (hop wait). An IRQ thread's pass goes on through
+ * either (hop wait): it is over only when the thread waits for its next
+ * interrupt, in S. So the rule holds from D alone, as a recording without
+ * lock events has it.
  */
 #define RTM_SWITCH_BLOCKED_D	3
 #define RTM_SWITCH_LOCK_WAIT	4

@@ -733,10 +733,10 @@ void rtm_ev_waking_running(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 }
 
 /*
- * Branch br's task is preempted. True: the chain's hops run short
- * (RTM_PREEMPT_HOPS_NUM/DEN), so the preemption is folded into the
- * branch's next hop instead of a preempt/switch_in hop pair; its culprit
- * is the first task that preempted the branch since that hop.
+ * Branch br's task is preempted by next (NULL: waits, blocked). True: the
+ * chain's hops run short (RTM_PREEMPT_HOPS_NUM/DEN), so this is folded
+ * into the branch's next hop instead of a hop pair; the culprit is the
+ * first task that preempted the branch since that hop.
  */
 static rtm_noinline bool rtm_preempt_fold(struct rtm_core *c,
 					  struct rtm_branch *br, u64 ts,
@@ -748,12 +748,18 @@ static rtm_noinline bool rtm_preempt_fold(struct rtm_core *c,
 	    c->p.chain_hops * RTM_PREEMPT_HOPS_NUM / RTM_PREEMPT_HOPS_DEN)
 		return false;
 	if (!br->pre_ns) {
-		/* (pre_by_* are only kept beside folded ns) */
+		/* (pre_blk_ns, pre_by_* are only kept beside folded ns) */
+		br->pre_blk_ns = 0;
 		br->pre_by_pid = 0;
 		br->pre_by_ns = 0;
 	}
-	br->flags = (u8)((br->flags & ~RTM_BF_FOLD_BY) | RTM_BF_FOLDED);
+	br->flags = (u8)((br->flags & ~(RTM_BF_FOLD_BY | RTM_BF_FOLD_BLK)) |
+			 RTM_BF_FOLDED);
 	br->pre_at = ts;
+	if (!next) {
+		br->flags |= RTM_BF_FOLD_BLK;
+		return true;
+	}
 	if (!next->pid)
 		return true;
 	if (!br->pre_by_pid) {
@@ -780,7 +786,9 @@ static rtm_noinline void rtm_preempt_unfold(struct rtm_branch *br, u64 ts)
 	br->pre_ns = rtm_add_sat32(br->pre_ns, ns);
 	if (br->flags & RTM_BF_FOLD_BY)
 		br->pre_by_ns = rtm_add_sat32(br->pre_by_ns, ns);
-	br->flags &= (u8)~(RTM_BF_FOLDED | RTM_BF_FOLD_BY);
+	if (br->flags & RTM_BF_FOLD_BLK)
+		br->pre_blk_ns = rtm_add_sat32(br->pre_blk_ns, ns);
+	br->flags &= (u8)~(RTM_BF_FOLDED | RTM_BF_FOLD_BY | RTM_BF_FOLD_BLK);
 }
 
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
@@ -826,8 +834,9 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		 * goes on when it is woken (a branch found there came
 		 * later: the older is kept), the time in between blocked
 		 */
-		rtm_hop_add(c, cpu, b, RTM_HOP_WAIT, RTM_CTX_TASK, br->pid,
-			    br->comm, ts);
+		if (!rtm_preempt_fold(c, br, ts, NULL))
+			rtm_hop_add(c, cpu, b, RTM_HOP_WAIT, RTM_CTX_TASK,
+				    br->pid, br->comm, ts);
 		rtm_task_put(c, cpu, prev, b);
 		return;
 	}
@@ -859,6 +868,7 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			  const struct rtm_task_who *prev)
 {
 	struct rtm_branch *br;
+	bool folded;
 	u32 b;
 	int tid;
 	u64 dl;
@@ -875,13 +885,18 @@ static void rtm_switch_in(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		br->tgid = tgid;
 	if (comm)
 		rtm_comm_load(br->comm, comm);
-	if (rtm_unlikely(br->flags & RTM_BF_FOLDED))
+	folded = br->flags & RTM_BF_FOLDED;
+	if (rtm_unlikely(folded))
 		rtm_preempt_unfold(br, ts);
 	else
 		rtm_hop_add_by(c, cpu, b, RTM_HOP_SWITCH_IN, RTM_CTX_TASK,
 			       next, br->comm, ts, prev);
 	tid = rtm_end_target(c, br, RTM_END_SWITCH_IN, &dl);
 	if (tid >= 0) {
+		/* the end's own hop, carrying what was folded */
+		if (rtm_unlikely(folded))
+			rtm_hop_add(c, cpu, b, RTM_HOP_SWITCH_IN,
+				    RTM_CTX_TASK, next, br->comm, ts);
 		rtm_complete_free(c, cpu, b, ts, tid, dl, br->pid, br->tgid, br->comm);
 		return;
 	}

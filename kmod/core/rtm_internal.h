@@ -339,13 +339,14 @@ struct rtm_hop {
 	u32 by_pid;
 	u64 by_comm[2];
 	u8 by_prio;		/* RTM_PRIO_UNKNOWN: not known */
-	u8 pad;
 	/*
-	 * preemptions folded into the interval this hop closes (no hop
-	 * pair of their own: rtm_preempt_fold()), and the share of them,
-	 * in 1/65536 (0xffff: all), that the by_* task held (other hop
-	 * types than switch_in and preempt)
+	 * preemptions and waits folded into the interval this hop closes
+	 * (no hop pair of their own: rtm_preempt_fold()): their ns, the
+	 * waits' share in 1/256 and the by_* task's share in 1/65536 (the
+	 * largest value: all), by_* being that task for hop types other
+	 * than switch_in and preempt
 	 */
+	u8 pre_blk;
 	u16 pre_share;
 	u32 pre_ns;
 };
@@ -435,6 +436,8 @@ struct rtm_chain {
 #define RTM_BF_FOLDED		0x08	/* preempted, the preemption folded
 					 * (pre_at): no hop at its switch_in */
 #define RTM_BF_FOLD_BY		0x10	/* ... by the task in pre_by_* */
+#define RTM_BF_FOLD_BLK		0x20	/* ... a wait (blocked), not a
+					 * preemption */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
@@ -455,18 +458,19 @@ struct rtm_branch {
 	 */
 	u64 pre_at;		/* RTM_BF_FOLDED: switched out then */
 	u32 pre_ns;
+	u32 pre_blk_ns;		/* of pre_ns: waits (blocked) */
 	u32 pre_by_ns;
 	u64 pre_by_comm[2];
 	u32 pre_by_pid;
 	u8 pre_by_prio;
-	u8 pad[3];
+	u8 pad[7];
 };
 
 /*
- * A preemption gets a hop pair (preempt, then switch_in) while more than
- * this fraction of the chain's hop slots stay free for the rest of its
- * path; past that it is folded into the branch's next hop (pre_ns), so
- * that preemptions never crowd out the hops that end the chain.
+ * A preemption or a wait gets a hop pair (preempt or wait, then switch_in)
+ * while the chain has used less than this fraction of its hop slots; past
+ * that it is folded into the branch's next hop (pre_ns), so that they
+ * never crowd out the hops that end the chain.
  */
 #define RTM_PREEMPT_HOPS_NUM	3
 #define RTM_PREEMPT_HOPS_DEN	4

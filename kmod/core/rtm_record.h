@@ -86,9 +86,10 @@
 					 * traced wakeup (the task was awake):
 					 * pid/comm = that task */
 #define RTM_HOP_WAIT		14	/* an IRQ thread blocked mid-pass (D:
-					 * a lock, a bus transfer); its pass
-					 * goes on when it runs again:
-					 * pid/comm = the thread */
+					 * a lock, a bus transfer), or a task
+					 * waiting for a PREEMPT_RT sleeping
+					 * lock; it goes on when it runs again:
+					 * pid/comm = the task */
 #define RTM_HOP_PREEMPT		15	/* the chain's task preempted (switched
 					 * out runnable): pid/comm = that task */
 

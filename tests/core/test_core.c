@@ -1371,6 +1371,56 @@ static void t_blame(void)
 	}
 	end();
 
+	/*
+	 * app preempted 20 times and waiting for an rtlock 20 times, in
+	 * turn: past the hop budget both are folded, the waits as blocked
+	 * (to 1/256 of the folded part), the sums exact
+	 */
+	begin("blame_folds_waits_as_blocked");
+	rtm_ev_irq_entry(c, 0, 300000, 9);
+	rtm_ev_waking(c, 0, 300100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
+	rtm_ev_irq_exit(c, 0, 300200, 9, 0, 0);
+	w.prev_prio = 120;
+	w.next_prio = 9;
+	w.prev_comm = NULL;
+	rtm_ev_switch(c, 1, 301000, 0, 0, 50, 50, app, &w);
+	{
+		unsigned long long t = 301000, pre = 0, blk = 0, all;
+
+		for (i = 0; i < 40; i++) {
+			unsigned int d = i & 1 ? 200 : 100;
+
+			t += 50;
+			w.prev_comm = app;
+			rtm_ev_switch(c, 1, t, 50, i & 1 ? RTM_SWITCH_LOCK_WAIT : 0,
+				      61, 0, hog2, &w);
+			t += d;
+			w.prev_comm = hog2;
+			rtm_ev_switch(c, 1, t, 61, 0, 50, 50, app, &w);
+			if (i & 1)
+				blk += d;
+			else
+				pre += d;
+		}
+		t += 50;
+		rtm_ev_switch(c, 1, t, 50, 1, 0, 0, NULL, NULL);
+		CHECK(drain(c, 2, &r) == 1);
+		CHECK(!(r.flags & RTM_REC_F_DROPPED_HOPS));
+		CHECK(r.hops[r.nhops - 1].type == RTM_HOP_BLOCK);
+		sum = 0;
+		for (i = 0; i < RTM_BLAME_NR; i++)
+			sum += r.blame.ns[i];
+		all = r.blame.ns[RTM_BLAME_BLOCKED] + r.blame.ns[RTM_BLAME_PREEMPTED];
+		CHECK(sum == r.latency_ns && all == pre + blk);
+		CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 41 * 50);
+		CHECK(r.blame.ns[RTM_BLAME_BLOCKED] <= blk &&
+		      r.blame.ns[RTM_BLAME_BLOCKED] + all / 256 + 1 >= blk);
+		printf("# folded waits: path %u hops, blocked %llu of %llu ns, preempted %llu of %llu ns\n",
+		       r.path_len, (unsigned long long)r.blame.ns[RTM_BLAME_BLOCKED], blk,
+		       (unsigned long long)r.blame.ns[RTM_BLAME_PREEMPTED], pre);
+	}
+	end();
+
 	begin("blame_of_a_timeout_is_unknown");
 	rtm_ev_irq_entry(c, 0, 100000, 9);
 	rtm_ev_waking(c, 0, 100100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
