@@ -112,13 +112,18 @@ static int want_json(int *argc, char ***argv)
 static json_t *target_json(const struct rtmon_target *t)
 {
 	static const char *const srcs[] = { "any", "irq", "timer", "any_irq" };
-	char timers[64];
+	/* another tool may have put any bytes there: escaped, never refused */
+	char timers[64], name[4 * sizeof(t->name)], comm[4 * sizeof(t->comm)];
+	char irq_name[4 * sizeof(t->irq_name)];
 
+	rtmon_text_escape(name, sizeof(name), t->name);
+	rtmon_text_escape(comm, sizeof(comm), t->comm);
+	rtmon_text_escape(irq_name, sizeof(irq_name), t->irq_name);
 	return json_pack("{s:i, s:s, s:s, s:i, s:i, s:s, s:s, s:i, s:s, s:s, s:I, s:b, s:b}",
-		"id", (int)t->id, "name", t->name, "comm", t->comm,
+		"id", (int)t->id, "name", name, "comm", comm,
 		"pid", (int)t->pid, "tgid", (int)t->tgid,
 		"source", t->src < 4 ? srcs[t->src] : "?",
-		"irq_name", t->irq_name, "irq", t->irq,
+		"irq_name", irq_name, "irq", t->irq,
 		"timers", t->src == RTMON_SRC_ANY || t->src == RTMON_SRC_TIMER ?
 			  rtmon_timers_format(timers, sizeof(timers), t->timers) : "",
 		"end", rtmon_end_name(t->end),
@@ -434,7 +439,7 @@ static void load_target_names(struct rtmon *r)
 
 	for (id = 0; id < RTMON_MAX_TARGET_IDS; id++)
 		if (!rtmon_target_get(r, id, &t))
-			memcpy(target_names[id], t.name, sizeof(t.name));
+			rtmon_text_escape(target_names[id], sizeof(target_names[id]), t.name);
 }
 
 static const char *target_name(uint32_t id)

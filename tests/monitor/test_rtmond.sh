@@ -236,6 +236,14 @@ b = open(sys.argv[1], "rb").read()
 assert b.count(b"BADNAME00") == 1
 open(sys.argv[1], "wb").write(b.replace(b"BADNAME00", b"BA\xff\x1b]0;x\x07"))
 PY
+# rtmonctl lists it, escaped (it printed an empty line for it)
+if tl=$(LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" --json targets list |
+	python3 -c 'import json, sys; print(*[t["name"] for t in json.load(sys.stdin)])') &&
+   [ "$tl" = 'BA\xff\x1b]0;x\x07' ]; then
+	pass "name-not-text/rtmonctl-list (listed as 'BA\\xff\\x1b]0;x\\x07')"
+else
+	fail name-not-text/rtmonctl-list "listed: '$tl'"
+fi
 echo "1..20" >records.in
 conf "$W/bn" A
 sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf

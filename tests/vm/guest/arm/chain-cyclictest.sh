@@ -37,7 +37,6 @@ json_field source <"$T/records.json" >"$T/source"
 json_field start_ns <"$T/records.json" >"$T/start"
 json_field latency_ns <"$T/records.json" >"$T/lat"
 last_hop_event <"$T/records.json" >"$T/last"
-with_flag timeout <"$T/records.json" | wc -l >"$T/n_timeout"
 paste -d' ' "$T/pid" "$T/kind" "$T/source" "$T/last" "$T/start" "$T/lat" >"$T/recs"
 total=$(wc -l <"$T/recs")
 mine=$(awk -v t="$tid" '$1 == t' "$T/recs" | wc -l)

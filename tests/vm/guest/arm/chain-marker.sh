@@ -55,7 +55,7 @@ paste -d' ' <(json_field pid <"$T/done.json") <(json_field end_ns <"$T/done.json
 	<(awk '{ s = ""; n = split($0, a, "\"event\":\"work_begin\",\"cpu\":[0-9]+,\"pid\":");
 		for (i = 2; i <= n; i++) { p = a[i]; sub(/[^0-9].*/, "", p); s = s p "," } print (s ? s : "-") }' \
 		"$T/done.json") \
-	<(awk '{ print (index($0, "\"dropped_hops\"") ? "dropped" : "-") }' "$T/done.json") \
+	<(has_flag dropped_hops <"$T/done.json" | awk '{ print ($1 ? "dropped" : "-") }') \
 	<(awk '{ c = "-"; if (match($0, /"cookie":[0-9]+/)) c = substr($0, RSTART + 9, RLENGTH - 9); print c }' \
 		"$T/done.json") >"$T/done"
 done_n=$(wc -l <"$T/done")

@@ -61,7 +61,7 @@ for k in sleeper:sleeper timerfd:timerfd posix-signal:posix posix-thread:posix i
 	awk '{ v = "-"; if (match($0, /"timer":"[a-z]+"/)) v = substr($0, RSTART + 9, RLENGTH - 10); print v }' \
 		"$T/$kind.json" >"$T/tk"
 	last_hop_event <"$T/$kind.json" >"$T/last"
-	awk '{ print (index($0, "\"timeout\"") ? 1 : 0) }' "$T/$kind.json" >"$T/tmo"
+	has_flag timeout <"$T/$kind.json" >"$T/tmo"
 	paste -d' ' "$T/pid" "$T/start" "$T/lat" "$T/tk" "$T/src" "$T/last" "$T/tmo" |
 		awk -v t="$tid" '$1 == t { print $2, $3, $4, $5, $6, $7 }' >"$T/$kind.rec"
 	nrec=$(wc -l <"$T/$kind.rec")

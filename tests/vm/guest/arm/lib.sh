@@ -30,6 +30,11 @@ with_flag() {
 without_flag() {
 	grep -vE "\"flags\":\[[^]]*\"$1\"" || true
 }
+# has_flag FLAG: 1 or 0 a record (JSON lines on stdin), as with_flag matches
+has_flag() {
+	awk -v f="$1" '{ s = $0; i = index(s, "\"flags\":["); if (!i) { print 0; next }
+		s = substr(s, i); s = substr(s, 1, index(s, "]")); print (index(s, "\"" f "\"") ? 1 : 0) }'
+}
 
 # last_hop_event: the event of each record's last hop, one line a record
 last_hop_event() {
