@@ -1225,6 +1225,15 @@ static void t_htab_counters(void)
 	end();
 }
 
+/* IRQ 9 on cpu 0 at t wakes app (pid 50) 100 ns later, exits at t + 200 */
+static void irq9_wakes_app(struct rtm_core *c, unsigned long long t,
+			   const char *app)
+{
+	rtm_ev_irq_entry(c, 0, t, 9);
+	rtm_ev_waking(c, 0, t + 100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
+	rtm_ev_irq_exit(c, 0, t + 200, 9, 0, 0);
+}
+
 /*
  * record.blame: IRQ 9 on cpu0 wakes app (pid 50); a hog (pid 60, rt 80)
  * holds cpu1 until app runs there, app runs, is preempted by a second
@@ -1247,9 +1256,7 @@ static void t_blame(void)
 	comm(hog, "hog");
 	comm(hog2, "hog2");
 	CHECK(target(c, 0, "app", RTM_SRC_IRQ, 9, RTM_END_BLOCK, 1000000) == 0);
-	rtm_ev_irq_entry(c, 0, 1000, 9);
-	rtm_ev_waking(c, 0, 1100, RTM_CTX_HARDIRQ, 0, 50, 50, app);	/* handler 100 */
-	rtm_ev_irq_exit(c, 0, 1200, 9, 0, 0);
+	irq9_wakes_app(c, 1000, app);
 	/* cpu1: hog (prio 19: rt 80) switched out for app after 5000 */
 	w.prev_prio = 19;
 	w.prev_comm = hog;
@@ -1289,9 +1296,7 @@ static void t_blame(void)
 	 * not preempted (no task is charged), and its chain goes on
 	 */
 	begin("blame_of_an_rtlock_wait_is_blocked");
-	rtm_ev_irq_entry(c, 0, 20000, 9);
-	rtm_ev_waking(c, 0, 20100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
-	rtm_ev_irq_exit(c, 0, 20200, 9, 0, 0);
+	irq9_wakes_app(c, 20000, app);
 	w.prev_prio = 120;
 	w.next_prio = 120;
 	w.prev_comm = NULL;
@@ -1318,9 +1323,7 @@ static void t_blame(void)
 	 */
 	begin("blame_folds_preemptions_past_the_hop_budget");
 	comm(hog, "hog3");
-	rtm_ev_irq_entry(c, 0, 200000, 9);
-	rtm_ev_waking(c, 0, 200100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
-	rtm_ev_irq_exit(c, 0, 200200, 9, 0, 0);
+	irq9_wakes_app(c, 200000, app);
 	w.prev_prio = 120;
 	w.prev_comm = NULL;
 	rtm_ev_switch(c, 1, 201000, 0, 0, 50, 50, app, &w);	/* runnable 900 */
@@ -1377,9 +1380,7 @@ static void t_blame(void)
 	 * (to 1/256 of the folded part), the sums exact
 	 */
 	begin("blame_folds_waits_as_blocked");
-	rtm_ev_irq_entry(c, 0, 300000, 9);
-	rtm_ev_waking(c, 0, 300100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
-	rtm_ev_irq_exit(c, 0, 300200, 9, 0, 0);
+	irq9_wakes_app(c, 300000, app);
 	w.prev_prio = 120;
 	w.next_prio = 9;
 	w.prev_comm = NULL;
@@ -1422,9 +1423,7 @@ static void t_blame(void)
 	end();
 
 	begin("blame_of_a_timeout_is_unknown");
-	rtm_ev_irq_entry(c, 0, 100000, 9);
-	rtm_ev_waking(c, 0, 100100, RTM_CTX_HARDIRQ, 0, 50, 50, app);
-	rtm_ev_irq_exit(c, 0, 100200, 9, 0, 0);
+	irq9_wakes_app(c, 100000, app);
 	rtm_ev_tick(c, 0, 100000 + 1000000 + 500);
 	CHECK(drain(c, 2, &r) == 1);
 	CHECK(r.flags & RTM_REC_F_TIMEOUT);
