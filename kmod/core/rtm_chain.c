@@ -149,36 +149,34 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 }
 
 /*
+ * part of all (all > 0) in 1/2^bits, bits <= 16, (1 << bits) - 1: all of
+ * it. 32-bit division only (32-bit kernels have no 64-bit one).
+ */
+static u32 rtm_fraction(u32 part, u32 all, u32 bits)
+{
+	while (all > 0xffff) {
+		all >>= 1;
+		part >>= 1;
+	}
+	return part >= all ? (1u << bits) - 1 : (part << bits) / all;
+}
+
+/*
  * Hop h closes the interval in which branch br's folded preemptions fell:
  * it carries them (their culprit in its by_* fields unless it names its
  * own: a switch_in's).
  */
 void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br, bool own_by)
 {
-	u32 all = br->pre_ns, blk = br->pre_blk_ns;
-
-	/* 32-bit division only (32-bit kernels have no 64-bit one) */
-	while (all > 0xffff) {
-		all >>= 1;
-		blk >>= 1;
-	}
 	h->pre_ns = br->pre_ns;
-	h->pre_blk = (u8)(blk >= all ? 0xff : (blk << 8) / all);
+	h->pre_blk = (u8)rtm_fraction(br->pre_blk_ns, br->pre_ns, 8);
 	h->pre_share = 0;
 	if (!own_by && br->pre_by_pid) {
-		u32 part = br->pre_by_ns;
-
-		all = br->pre_ns;
-		while (all > 0xffff) {
-			all >>= 1;
-			part >>= 1;
-		}
 		h->by_pid = br->pre_by_pid;
 		h->by_prio = br->pre_by_prio;
 		h->by_comm[0] = br->pre_by_comm[0];
 		h->by_comm[1] = br->pre_by_comm[1];
-		h->pre_share = (u16)(part >= all ? 0xffff :
-				     (part << 16) / all);
+		h->pre_share = (u16)rtm_fraction(br->pre_by_ns, br->pre_ns, 16);
 	}
 	br->pre_ns = 0;
 }
