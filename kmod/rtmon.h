@@ -82,9 +82,11 @@ void rtmon_records_rewind(void);
 bool rtmon_records_pending(void);
 /* wake a sleeping reader if records wait (process context) */
 void rtmon_wake_readers_pending(bool tick);
-/* how often the reader was woken: for misses, batches, timer, tick */
+/* records pending, said by a reader that sleeps if there are none */
+bool rtmon_reader_idle_check(void);
+/* how often the reader was woken: for misses, batches, by the tick */
 void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
-			unsigned long *timer, unsigned long *tick);
+			unsigned long *tick);
 extern wait_queue_head_t rtmon_readers_wq;
 extern struct mutex rtmon_ctl_lock;	/* targets, start/stop */
 

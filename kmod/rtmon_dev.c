@@ -80,9 +80,10 @@ static int rtmon_claim_reader(struct rtmon_file *f)
 	return 0;
 }
 
+/* a reader that finds nothing here sleeps: see rtmon_reader_idle_check() */
 static bool rtmon_readable(struct rtmon_file *f)
 {
-	return f->held || rtmon_records_pending();
+	return f->held || rtmon_reader_idle_check();
 }
 
 static ssize_t rtmon_read(struct file *file, char __user *buf, size_t count,

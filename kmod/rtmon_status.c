@@ -147,7 +147,7 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 {
 	struct rtmon_counters *c;
 	struct rtmon_tick_info tk;
-	unsigned long wm, wb, wt, wk;
+	unsigned long wm, wb, wk;
 	struct rtm_params p;
 	char kinds[64];
 	int i;
@@ -166,9 +166,9 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 	seq_printf(m, "tick: every %u ms, %lu done, last_ns %lu worst_ns %lu worst_batch_ns %lu yields %lu (batches of %u, preemptible between)\n",
 		   tk.period_ms, tk.count, tk.last_ns, tk.worst_ns,
 		   tk.worst_batch_ns, tk.yields, tk.batch);
-	rtmon_reader_wakes(&wm, &wb, &wt, &wk);
-	seq_printf(m, "reader: woken for misses %lu, batches of %u records %lu, %u ms after a record %lu, by the tick %lu\n",
-		   wm, rtmon_param_wake_batch, wb, rtmon_param_tick_ms, wt, wk);
+	rtmon_reader_wakes(&wm, &wb, &wk);
+	seq_printf(m, "reader: woken for misses %lu, batches of %u records %lu, by the tick %lu\n",
+		   wm, rtmon_param_wake_batch, wb, wk);
 	rtmon_show_targets(m);
 
 	c = kmalloc(sizeof(*c), GFP_KERNEL);

@@ -14,7 +14,6 @@
 #include <linux/module.h>
 #include <linux/vmalloc.h>
 #include <linux/irq_work.h>
-#include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/log2.h>
 #include <linux/capability.h>
@@ -40,21 +39,19 @@ static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
 /*
  * Records published on this cpu since it last woke the reader, and
  * whether one of them is a miss or a timeout. Waking the reader for every
- * record cost about 12,600 guest instructions a record (the irq_work
- * thread's and the reader's wakeups and switches, the reads: tests/bench/
- * icount), more than tracking the chain. Misses wake it at once (rtmond
- * snapshots the trace buffers when it reads one); other records every
- * wake_batch records, or tick_ms after the first of them: a per-cpu hard
- * hrtimer, which expires in hard IRQ context also on PREEMPT_RT, so that
- * a real-time task holding another cpu (or its timer softirq thread, where
- * the housekeeping tick's timer expires) cannot hold the records back.
+ * record costs more than tracking the chain. Misses wake it at once
+ * (rtmond snapshots the trace buffers when it reads one), other records
+ * every wake_batch records; the housekeeping tick (a SCHED_FIFO kthread on
+ * a hard hrtimer, rtmon_tick.c) takes the rest within tick_ms. No timer
+ * is armed on the record's cpu: it would expire one period after a
+ * periodic task's wakeup, in that task's next response.
  */
 static DEFINE_PER_CPU(unsigned int, rtmon_unwoken);
 static DEFINE_PER_CPU(bool, rtmon_wake_urgent);
-static DEFINE_PER_CPU(struct hrtimer, rtmon_wake_timer);
 /* how the reader was woken (/proc/rtmon/status): rare, so shared */
-static atomic_long_t rtmon_wakes_miss, rtmon_wakes_batch, rtmon_wakes_timer;
-static atomic_long_t rtmon_wakes_tick;
+static atomic_long_t rtmon_wakes_miss, rtmon_wakes_batch, rtmon_wakes_tick;
+/* a wakeup was sent since the reader last found nothing to read */
+static bool rtmon_reader_woken;
 static bool rtmon_running;
 static unsigned int rtmon_read_cpu;	/* round-robin over the cpu rings */
 
@@ -80,6 +77,7 @@ static struct rtmon_cpu_stats __percpu *rtmon_stats;
 
 static void rtmon_wake_readers(struct irq_work *w)
 {
+	WRITE_ONCE(rtmon_reader_woken, true);
 	wake_up_interruptible(&rtmon_readers_wq);
 }
 
@@ -152,71 +150,52 @@ static void rtmon_wake_now(atomic_long_t *n)
 	irq_work_queue(this_cpu_ptr(&rtmon_wake_work));
 }
 
-/* tick_ms after a record that did not wake the reader (hard IRQ) */
-static enum hrtimer_restart rtmon_wake_timer_fn(struct hrtimer *t)
-{
-	if (this_cpu_read(rtmon_unwoken))
-		rtmon_wake_now(&rtmon_wakes_timer);
-	return HRTIMER_NORESTART;
-}
-
 /*
  * After the record is in its ring: wake the reader for a miss, or when
- * wake_batch records wait; else make sure the timer will. A nested record
- * between a miss's rtmon_on_record() and this may take its wakeup before
- * the miss is in the ring: the timer then wakes the reader for it.
+ * wake_batch records wait; the tick takes the rest.
  */
 static void rtmon_on_published(void *arg, u32 cpu)
 {
-	struct hrtimer *t;
-
-	if (this_cpu_read(rtmon_wake_urgent)) {
+	if (this_cpu_read(rtmon_wake_urgent))
 		rtmon_wake_now(&rtmon_wakes_miss);
-		return;
-	}
-	if (this_cpu_inc_return(rtmon_unwoken) >= rtmon_param_wake_batch) {
+	else if (this_cpu_inc_return(rtmon_unwoken) >= rtmon_param_wake_batch)
 		rtmon_wake_now(&rtmon_wakes_batch);
-		return;
-	}
-	t = this_cpu_ptr(&rtmon_wake_timer);
-	/* dequeued before its callback runs: a record made meanwhile rearms it */
-	if (!hrtimer_is_queued(t))
-		hrtimer_start(t, ms_to_ktime(rtmon_param_tick_ms),
-			      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /*
- * From the tick and at stop (process context): what no wakeup covered.
- * The tick wakes the reader only when no miss, batch or timer did since
- * the tick before: those cover every record, and a reader they woke that
- * has not run yet (a busy cpu) needs no wakeup every tick.
+ * The reader found nothing and is about to sleep: a record published from
+ * now on needs a wakeup. The flag is cleared before the rings are looked
+ * at, so that the tick, which looks at them first, cannot miss one.
+ */
+bool rtmon_reader_idle_check(void)
+{
+	WRITE_ONCE(rtmon_reader_woken, false);
+	smp_mb();	/* pairs with rtmon_wake_readers_pending() */
+	return rtm_core_pending(rtmon_core_mem);
+}
+
+/*
+ * From the tick and at stop (process context): records no miss or batch
+ * woke the reader for. A reader already woken and not yet run needs no
+ * second wakeup, so each tick wakeup ends one sleep that found nothing.
  */
 void rtmon_wake_readers_pending(bool tick)
 {
-	static unsigned long seen;	/* those wakeups at the last tick */
-	unsigned long n;
-
 	if (!wq_has_sleeper(&rtmon_readers_wq) || !rtmon_records_pending())
 		return;
-	if (tick) {
-		n = atomic_long_read(&rtmon_wakes_miss) +
-		    atomic_long_read(&rtmon_wakes_batch) +
-		    atomic_long_read(&rtmon_wakes_timer);
-		if (n != seen) {
-			seen = n;
-			return;
-		}
-	}
+	smp_mb();	/* pairs with rtmon_reader_idle_check() */
+	if (tick && READ_ONCE(rtmon_reader_woken))
+		return;
+	WRITE_ONCE(rtmon_reader_woken, true);
 	atomic_long_inc(&rtmon_wakes_tick);
 	wake_up_interruptible(&rtmon_readers_wq);
 }
 
 void rtmon_reader_wakes(unsigned long *miss, unsigned long *batch,
-			unsigned long *timer, unsigned long *tick)
+			unsigned long *tick)
 {
 	*miss = atomic_long_read(&rtmon_wakes_miss);
 	*batch = atomic_long_read(&rtmon_wakes_batch);
-	*timer = atomic_long_read(&rtmon_wakes_timer);
 	*tick = atomic_long_read(&rtmon_wakes_tick);
 }
 
@@ -560,10 +539,6 @@ int rtmon_tracker_init(struct rtm_params *p)
 	for_each_possible_cpu(cpu) {
 		init_irq_work(per_cpu_ptr(&rtmon_wake_work, cpu),
 			      rtmon_wake_readers);
-		hrtimer_init(per_cpu_ptr(&rtmon_wake_timer, cpu),
-			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-		per_cpu_ptr(&rtmon_wake_timer, cpu)->function =
-			rtmon_wake_timer_fn;
 	}
 	pr_info("rtmon: core %zu KiB: %u chains, %u branches, %u records per cpu on %u cpus\n",
 		rtmon_core_size >> 10, p->nchains, p->nbranches, p->ring_slots,
@@ -580,11 +555,8 @@ void rtmon_tracker_exit(void)
 	rtmon_tracker_stop();
 	mutex_unlock(&rtmon_ctl_lock);
 	rtmon_tick_stop();
-	for_each_possible_cpu(cpu) {
-		/* the timer queues the irq_work: cancel it first */
-		hrtimer_cancel(per_cpu_ptr(&rtmon_wake_timer, cpu));
+	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&rtmon_wake_work, cpu));
-	}
 	vfree(rtmon_core_mem);
 	rtmon_core_mem = NULL;
 	free_percpu(rtmon_stats);

@@ -22,7 +22,11 @@
 # still open at its deadline (10 ms) gives a timeout
 # record (no task reached, pid 0) before its own: no other record may come.
 # Then the kind filter: a target of sleepers only gets no
-# record of a timerfd loop.
+# record of a timerfd loop. Last, rtmon stays out of the response it
+# measures: while the loop's thread runs after a wakeup (switch-in to
+# switch-out, ftrace), no hrtimer of rtmon's expires on its cpu (a timer
+# armed tick_ms after each record expired in the next wakeup's response
+# of every loop whose period divides tick_ms).
 # timeout: 300
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
@@ -189,8 +193,9 @@ PY
 
 # the kind filter: a target of sleepers gets nothing from a timerfd loop
 # (the timerfd run above had its records)
-$RTMONCTL targets add --name sleepers-only --comm timer_loop --timer=sleeper \
-	--end switch_in --deadline 10ms >/dev/null || fail "adding a --timer=sleeper target failed"
+id=$($RTMONCTL targets add --name sleepers-only --comm timer_loop --timer=sleeper \
+	--end switch_in --deadline 10ms | sed -n 's/^target \([0-9]*\) added$/\1/p')
+[ -n "$id" ] || fail "adding a --timer=sleeper target failed"
 $RTMONCTL records --json -t 2 >"$T/filter.json" &
 reader=$!
 "$APPS/timer_loop" -k timerfd -p 80 -i "$interval_us" -l 50 >"$T/filter.out" 2>&1 ||
@@ -199,5 +204,56 @@ wait $reader || fail "the record reader failed"
 n=$(grep -c '"comm": *"timer_loop"' "$T/filter.json" || true)
 note "a sleepers-only target during 50 timerfd wakeups: $n records"
 [ "$n" = 0 ] || fail "a target of sleepers only got $n records of a timerfd loop: $(head -c 300 "$T/filter.json")"
+$RTMONCTL targets del "$id" >/dev/null || fail "deleting target $id failed"
+
+# rtmon's timers and the loop's response, from the kernel's own events
+TR=/sys/kernel/tracing
+$RTMONCTL targets add --name quiet --comm timer_loop --timer=sleeper \
+	--end switch_in --deadline 10ms >/dev/null || fail "adding a --timer=sleeper target failed"
+echo 0 >$TR/tracing_on
+echo >$TR/trace
+echo 4096 >$TR/buffer_size_kb
+echo 1 >$TR/events/timer/hrtimer_expire_entry/enable
+echo 1 >$TR/events/sched/sched_switch/enable
+$RTMONCTL records --json -t 2 >"$T/quiet.json" &
+reader=$!
+echo 1 >$TR/tracing_on
+"$APPS/timer_loop" -k sleeper -p 80 -i "$interval_us" -l 100 >"$T/quiet.out" 2>&1 ||
+	fail "timer_loop -k sleeper failed: $(tail -n 3 "$T/quiet.out")"
+echo 0 >$TR/tracing_on
+wait $reader || fail "the record reader failed"
+echo 0 >$TR/events/timer/hrtimer_expire_entry/enable
+echo 0 >$TR/events/sched/sched_switch/enable
+cat $TR/trace >"$T/quiet.trace"
+echo >$TR/trace
+python3 - "$T/quiet.out" "$T/quiet.trace" "$T/quiet.json" <<'PY' || fail "an rtmon timer expired in the loop's response"
+import json, re, sys
+tid = re.search(r"^T: 0 \(\s*(\d+)\)", open(sys.argv[1]).read(), re.M).group(1)
+nrec = sum(1 for l in open(sys.argv[3]) if l.strip())
+running, windows, inside, ours = {}, 0, {}, []
+for line in open(sys.argv[2]):
+    m = re.search(r"\[(\d+)\].*?\s([\d.]+): (sched_switch|hrtimer_expire_entry): (.*)", line)
+    if not m:
+        continue
+    cpu, ts, ev, rest = m.groups()
+    if ev == "sched_switch":
+        if re.search(rf"prev_pid={tid} ", rest):
+            running.pop(cpu, None)
+        if re.search(rf"next_pid={tid} ", rest):
+            running[cpu] = ts
+            windows += 1
+    elif cpu in running:
+        fn = re.search(r"function=(\S+)", rest).group(1).split("/")[0]
+        inside[fn] = inside.get(fn, 0) + 1
+        if fn.startswith("rtmon"):
+            ours.append((ts, fn))
+print(f"# {windows} runs of the loop's thread, {nrec} records; timers expired while it ran: {inside or 'none'}")
+if windows < 90 or nrec < 90:
+    print(f"FAIL: {windows} runs and {nrec} records of 100 wakeups: the trace or the records are short")
+    sys.exit(1)
+if ours:
+    print(f"FAIL: {len(ours)} expiries of rtmon's timers while the loop's thread ran, first {ours[0]}")
+    sys.exit(1)
+PY
 sed -n '/^counters/,/^probes/p' /proc/rtmon/status | head -8
 echo "chain-timers: ok"
