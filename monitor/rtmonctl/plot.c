@@ -197,8 +197,18 @@ static char *plot_script(const struct plot_data *d, const char *fmt, const char 
 		fputs("set terminal svg size 960,540 dynamic font \"sans,11\" background rgb \"white\"\n", s);
 	else
 		fputs("set terminal pngcairo size 960,540 font \"sans,10\" background rgb \"white\"\n", s);
+	/* gnuplot takes a name that starts with '|' for a pipe: never a relative one */
 	fputs("set output ", s);
-	gp_str(s, out);
+	if (out[0] == '/') {
+		gp_str(s, out);
+	} else {
+		char *rel;
+
+		if (asprintf(&rel, "./%s", out) < 0)
+			fail(errno, "plot");
+		gp_str(s, rel);
+		free(rel);
+	}
 	fputs("\nset title ", s);
 	{
 		char t[512];

@@ -68,6 +68,14 @@ PY
 	else
 		fail plot/quoting "$(cat err.txt) $(ls pwned-* 2>&1)"
 	fi
+	# a file name gnuplot would take for a pipe ('|cmd'): a file, nothing run
+	rm -f pwned-pipe
+	if "$R" plot dispatch -o '|touch pwned-pipe #.svg' --from "$H" >out.txt 2>err.txt &&
+	   [ -s '|touch pwned-pipe #.svg' ] && grep -q '<svg' '|touch pwned-pipe #.svg' && [ ! -e pwned-pipe ]; then
+		pass "plot/pipe-name ('|cmd #.svg' is a file name, no command run)"
+	else
+		fail plot/pipe-name "$(cat err.txt) $(ls -l pwned-* '|touch'* 2>&1)"
+	fi
 	# rtmond's stats.json (--dir), two targets, one without a deadline
 	mkdir -p dir
 	python3 - "$H" dir/stats.json <<'PY'
