@@ -2,7 +2,8 @@
 /*
  * explain_text.c - an explanation as text (explain.h): the culprit line
  * and a table of the parts, as 'rtmonctl explain' and 'rtmon-replay
- * --explain' print it.
+ * --explain' print it. Task names come from the trace (anyone can set
+ * one): every string from it goes through rtmon_term().
  */
 #include <stdio.h>
 
@@ -12,12 +13,12 @@
 void rtx_print(FILE *f, uint64_t seq, const struct rtx_result *r,
 	       const struct fts_trace *t, const char *events_of)
 {
-	char a[32], line[256];
+	char a[32], line[256], safe[1024];
 	int i;
 
 	rtx_culprit_line(r, line, sizeof(line));
 	fprintf(f, "#%llu latency %s: %s\n", (unsigned long long)seq,
-		rtmon_fmt_ns(a, sizeof(a), r->latency), line);
+		rtmon_fmt_ns(a, sizeof(a), r->latency), rtmon_term(safe, sizeof(safe), line));
 	fprintf(f, "  %-21s %-44s %-4s %13s %6s\n", "category", "who", "cpu", "time", "share");
 	for (i = 0; i < r->nparts; i++) {
 		const struct rtx_part *p = &r->parts[i];
@@ -25,7 +26,8 @@ void rtx_print(FILE *f, uint64_t seq, const struct rtx_result *r,
 
 		if (p->cpu >= 0)
 			snprintf(cpu, sizeof(cpu), "%d", p->cpu);
-		fprintf(f, "  %-21s %-44s %-4s %13s %5.1f%%\n", rtx_cat_name(p->cat), p->who,
+		fprintf(f, "  %-21s %-44s %-4s %13s %5.1f%%\n", rtx_cat_name(p->cat),
+			rtmon_term(safe, sizeof(safe), p->who),
 			cpu, rtmon_fmt_ns(a, sizeof(a), p->ns),
 			r->latency ? 100.0 * (double)p->ns / (double)r->latency : 0.0);
 	}
@@ -37,5 +39,5 @@ void rtx_print(FILE *f, uint64_t seq, const struct rtx_result *r,
 			t->first_bad);
 	fputc('\n', f);
 	if (r->partial)
-		fprintf(f, "  partial: %s\n", r->missing);
+		fprintf(f, "  partial: %s\n", rtmon_term(safe, sizeof(safe), r->missing));
 }

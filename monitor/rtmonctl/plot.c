@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "rtmon_format.h"
 #include "rtmon_hist.h"
 #include "rtmonctl.h"
 
@@ -98,9 +99,14 @@ static json_t *plot_source(const char *from, const char *name, json_t **root)
 		if (!name)
 			usage_error("plot: %s holds several targets: name one", from);
 		t = rtmond_stats_target(*root, name);
-		if (!t)
-			fail(0, "unknown target '%s': %s%s has %s", name, from ? from : rtmond_dir,
-			     from ? "" : "/stats.json", target_names(*root));
+		if (!t) {
+			char n1[256], n2[1024];
+
+			/* the names come from a file: none reaches the terminal raw */
+			fail(0, "unknown target '%s': %s%s has %s", rtmon_term(n1, sizeof(n1), name),
+			     from ? from : rtmond_dir, from ? "" : "/stats.json",
+			     rtmon_term(n2, sizeof(n2), target_names(*root)));
+		}
 		return t;
 	}
 	if (!json_is_array(json_object_get(*root, "buckets")))

@@ -102,6 +102,19 @@ PY
 	fi
 	run plot/unknown-target 1 "unknown target 'nope': dir/stats.json has dispatch, ct" \
 		"$R" plot nope -o x.svg --dir dir
+	# target names from a file reach the terminal escaped (issue 37, item 8)
+	mkdir -p escdir
+	python3 -c '
+import sys
+s = open(sys.argv[1], "rb").read().replace(b"\"ct\"", b"\"\\u001b[2Jct\"")
+open(sys.argv[2], "wb").write(s)' dir/stats.json escdir/stats.json
+	if ! "$R" plot $'\x1b[2Jnope' -o x.svg --dir escdir >out.txt 2>err.txt &&
+	   grep -qF "unknown target '\x1b[2Jnope': escdir/stats.json has dispatch, \x1b[2Jct" err.txt &&
+	   ! grep -q $'\x1b' err.txt; then
+		pass "plot/unknown-target-escaped (the names' ESC printed as \\x1b)"
+	else
+		fail plot/unknown-target-escaped "$(od -c err.txt | head -n 5)"
+	fi
 	run plot/unwritable 1 "cannot write /nonexistent-dir/x.svg" "$R" plot dispatch -o /nonexistent-dir/x.svg --from "$H"
 	run plot/unknown-extension 2 "unknown output format '.jpg'" "$R" plot dispatch -o x.jpg --from "$H"
 	run plot/no-extension 2 "must end in .svg or .png" "$R" plot dispatch -o plotfile --from "$H"
@@ -216,6 +229,18 @@ if grep -q "^#377 latency 3361.490 us: 98% (3293.020 us) runnable behind python3
 	pass "explain/text (culprit line, per-part table, sum)"
 else
 	fail explain/text "$(head -c 300 ex.txt)"
+fi
+# a culprit's name is the task's (anyone can set it): its control bytes
+# reach no terminal (issue 37, item 8)
+python3 -c '
+import sys
+s = open(sys.argv[1], "rb").read().replace(b"python3", b"\x1b[2Jpy3")
+open(sys.argv[2], "wb").write(s)' "$E/snapshot.txt" esc-snapshot.txt
+"$R" explain --record "$E/record.json" --snapshot esc-snapshot.txt >ex.txt 2>err.txt
+if grep -qF 'runnable behind \x1b[2Jpy3[173] rt 80 on cpu 1' ex.txt && ! grep -q $'\x1b' ex.txt; then
+	pass "explain/escapes (a task name's ESC printed as \\x1b, in the culprit and the table)"
+else
+	fail explain/escapes "$(head -c 300 ex.txt | od -c | head -n 5) $(cat err.txt)"
 fi
 # ---- explain, an item queued behind a busy worker (data/explain-worker,
 # the guest test explain-worker on 6.1 PREEMPT_RT: dispatch_test's item 11
