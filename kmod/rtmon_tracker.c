@@ -75,9 +75,9 @@ struct rtmon_cpu_stats {
 };
 static struct rtmon_cpu_stats __percpu *rtmon_stats;
 
+/* no flag here: on PREEMPT_RT a task may hold this thread between the two */
 static void rtmon_wake_readers(struct irq_work *w)
 {
-	WRITE_ONCE(rtmon_reader_woken, true);
 	wake_up_interruptible(&rtmon_readers_wq);
 }
 
