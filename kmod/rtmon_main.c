@@ -47,7 +47,7 @@ MODULE_PARM_DESC(tick_ms, "housekeeping period: timeouts, reclaim (1..1000 ms)")
 
 unsigned int rtmon_param_wake_batch = 32;
 module_param_named(wake_batch, rtmon_param_wake_batch, uint, 0444);
-MODULE_PARM_DESC(wake_batch, "wake the reader every N records per cpu, misses at once, the rest within tick_ms (1..65536; 1: every record)");
+MODULE_PARM_DESC(wake_batch, "wake the reader every N records per cpu, misses at once, the rest at the next tick (1..65536; 1: every record)");
 
 static bool autostart = true;
 module_param(autostart, bool, 0444);

@@ -42,7 +42,7 @@ static DEFINE_PER_CPU(struct irq_work, rtmon_wake_work);
  * record costs more than tracking the chain. Misses wake it at once
  * (rtmond snapshots the trace buffers when it reads one), other records
  * every wake_batch records; the housekeeping tick (a SCHED_FIFO kthread on
- * a hard hrtimer, rtmon_tick.c) takes the rest within tick_ms. No timer
+ * a hard hrtimer, rtmon_tick.c) takes the rest at its next pass. No timer
  * is armed on the record's cpu: it would expire one period after a
  * periodic task's wakeup, in that task's next response.
  */
@@ -75,7 +75,10 @@ struct rtmon_cpu_stats {
 };
 static struct rtmon_cpu_stats __percpu *rtmon_stats;
 
-/* no flag here: on PREEMPT_RT a task may hold this thread between the two */
+/*
+ * Sets no woken flag: on PREEMPT_RT this is a preemptible thread, and a
+ * flag set before a wakeup that a busy task holds back stops the tick's.
+ */
 static void rtmon_wake_readers(struct irq_work *w)
 {
 	wake_up_interruptible(&rtmon_readers_wq);
@@ -171,7 +174,7 @@ bool rtmon_reader_idle_check(void)
 {
 	WRITE_ONCE(rtmon_reader_woken, false);
 	smp_mb();	/* pairs with rtmon_wake_readers_pending() */
-	return rtm_core_pending(rtmon_core_mem);
+	return rtmon_records_pending();
 }
 
 /*
