@@ -4,13 +4,15 @@
  * PORT (each carrying a 32-bit big-endian sequence number first) and
  * prints one line per datagram:
  *   SEQ WAITED RX_NS AFTER_NS
- * WAITED: 1 when the datagram was not queued yet when the responder asked
- * for it (it blocked in recvmsg(): a wakeup brought it), 0 when it was;
+ * WAITED: 1 when the responder slept in recvmsg() for it (its voluntary
+ * context switches went up: a wakeup brought it), 0 when it was queued
+ * already, or came while the responder was on its way into the sleep;
  * RX_NS: the kernel's software receive timestamp (SO_TIMESTAMPING), on
  * CLOCK_MONOTONIC; AFTER_NS: CLOCK_MONOTONIC read right after recvmsg()
  * returned. Exit status 0 when COUNT arrived, 1 when TIMEOUT_MS passed
  * without a datagram (the lines so far are printed), 2 on errors.
  */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <errno.h>
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -89,8 +92,12 @@ int main(int argc, char **argv)
 
 		n = recvmsg(fd, &m, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			waited = 1;
+			struct rusage r0, r1;
+
+			getrusage(RUSAGE_THREAD, &r0);
 			n = recvmsg(fd, &m, 0);
+			getrusage(RUSAGE_THREAD, &r1);
+			waited = r1.ru_nvcsw > r0.ru_nvcsw;
 		}
 		after = ns(CLOCK_MONOTONIC);
 		if (n < 0) {
