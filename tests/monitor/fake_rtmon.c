@@ -15,8 +15,10 @@
  * number is odd; the eventfd is readable until the last one is read.
  * "N..M" stands for the numbers N to M; "@PATH" holds the rest back until
  * PATH exists (the eventfd readable again then). With $FAKE_RTMON_ACKLOG set, each
- * RTMON_IOC_ACK appends "handed H stored S" to it: H records handed out so
- * far, S the lines of $FAKE_RTMON_STORED (records.jsonl) at that moment.
+ * RTMON_IOC_ACK appends "handed H stored S..." to it: H records handed out so
+ * far, S the lines of each file of $FAKE_RTMON_STORED (records.jsonl, or
+ * a colon-separated list) at that moment. $FAKE_RTMON_HANDED, when set,
+ * names a file that holds H after every read(), acknowledged or not.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -104,6 +106,18 @@ static void *hold_watch(void *arg)
 	return NULL;
 }
 
+/* $FAKE_RTMON_HANDED: the records handed out so far, rewritten at each read */
+static void handed_save(void)
+{
+	const char *p = getenv("FAKE_RTMON_HANDED");
+	FILE *f;
+
+	if (p && (f = fopen(p, "w"))) {
+		fprintf(f, "%d\n", rec_handed);
+		fclose(f);
+	}
+}
+
 ssize_t read(int fd, void *buf, size_t count)
 {
 	static ssize_t (*real)(int, void *, size_t);
@@ -155,6 +169,8 @@ ssize_t read(int fd, void *buf, size_t count)
 		n++;
 		rec_handed++;
 	}
+	if (n)
+		handed_save();
 	if (rec_next >= nrec && real(dev_fd, &v, sizeof(v)) < 0)
 		v = 0;	/* no longer readable */
 	if (!n) {
@@ -187,25 +203,40 @@ int open(const char *path, int flags, ...)
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
+/* The whole lines of a file (0 when there is none). */
+static int count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int lines = 0, c;
+
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		lines += c == '\n';
+	fclose(f);
+	return lines;
+}
+
 /* An acknowledgement: how many records were handed out, how many stored. */
 static void ack_log(void)
 {
 	const char *log = getenv("FAKE_RTMON_ACKLOG"), *st = getenv("FAKE_RTMON_STORED");
+	char files[1024], *p, *save = NULL;
 	FILE *f;
-	int lines = 0, c;
 
 	if (!log)
 		return;
-	if (st && (f = fopen(st, "r"))) {
-		while ((c = fgetc(f)) != EOF)
-			lines += c == '\n';
-		fclose(f);
-	}
 	f = fopen(log, "a");
-	if (f) {
-		fprintf(f, "handed %d stored %d\n", rec_handed, lines);
-		fclose(f);
-	}
+	if (!f)
+		return;
+	fprintf(f, "handed %d stored", rec_handed);
+	snprintf(files, sizeof(files), "%s", st ? st : "");
+	for (p = strtok_r(files, ":", &save); p; p = strtok_r(NULL, ":", &save))
+		fprintf(f, " %d", count_lines(p));
+	if (!st)
+		fprintf(f, " 0");
+	fprintf(f, "\n");
+	fclose(f);
 }
 
 static int target_ioctl(unsigned long req, void *arg)
