@@ -138,6 +138,7 @@ char *rtmond_metrics_text(size_t *len)
 	struct rtmon_hist *h;
 	unsigned int i, j;
 	int reg = !rtmond_rcu_registered;
+	char what[96];
 
 	h = malloc(sizeof(*h));
 	if (!h)
@@ -190,8 +191,11 @@ char *rtmond_metrics_text(size_t *len)
 		"Snapshot files removed by the disk budget (snapshot.max_disk, max_age).",
 		CNT_GET(snap_pruned));
 	counter(&b, "rtmond_write_errors_total",
-		"Lines of misses.jsonl or records.jsonl not written (disk full, I/O error).",
+		"Failed writes of misses.jsonl, records.jsonl or rtmond.seq (disk full, I/O error): tried again, nothing acknowledged until stored.",
 		CNT_GET(write_errors));
+	bput(&b, "# HELP rtmond_lines_waiting Lines read and not stored while writes fail (0 when they work).\n"
+		 "# TYPE rtmond_lines_waiting gauge\nrtmond_lines_waiting %" PRIu64 "\n",
+	     rtmond_writer_waiting(what, sizeof(what)));
 	causes_put(&b);
 
 	urcu_memb_read_lock();

@@ -1003,7 +1003,14 @@ static int reload(void)
 		return -1;
 	rtmond_log("SIGHUP: reloading %s", conf_path);
 	/* files, names and the old configuration stay the writer's till then */
-	rtmond_writer_wait_idle();
+	if (rtmond_writer_wait_idle(mono_ns() + RTMOND_FAIL_WAIT_NS)) {
+		uint64_t w = rtmond_writer_waiting(err, sizeof(err));
+
+		rtmond_log("reload refused: writes fail (%s), %" PRIu64 " lines wait for storage; "
+			   "the previous configuration stays active", err, w);
+		free(nl);
+		return -1;
+	}
 	ack_stored();
 	if (rtmond_config_load(conf_path, &nl->conf, err, sizeof(err))) {
 		rtmond_log("reload refused: %s; the previous configuration stays active", err);
@@ -1055,18 +1062,27 @@ static void reload_notify(void)
 	rtmond_notify("READY=1\nSTATUS=%s: %u targets", how, rtmond_live->conf.ntargets);
 }
 
-/* STATUS= for systemctl status: targets, records, misses (when it changed) */
+/* STATUS= for systemctl status: targets, records, misses, failing writes (when changed) */
 static void status_notify(void)
 {
 	static uint64_t last_records = UINT64_MAX;
-	uint64_t n = CNT_GET(records);
+	static char last_fail[160];
+	uint64_t n = CNT_GET(records), w;
+	char what[96], fail[160] = "";
 
-	if (!rtmond_notify_enabled() || n == last_records)
+	if (!rtmond_notify_enabled())
+		return;
+	w = rtmond_writer_waiting(what, sizeof(what));
+	if (what[0])
+		snprintf(fail, sizeof(fail), "; writes failing (%s): %" PRIu64
+			 " lines wait for storage", what, w);
+	if (n == last_records && !strcmp(fail, last_fail))
 		return;
 	last_records = n;
+	memcpy(last_fail, fail, sizeof(fail));
 	rtmond_notify("STATUS=running: %u targets, %" PRIu64 " records read, %" PRIu64
-		      " misses, %" PRIu64 " lost", rtmond_live->conf.ntargets, n,
-		      CNT_GET(misses), CNT_GET(records_lost));
+		      " misses, %" PRIu64 " lost%s", rtmond_live->conf.ntargets, n,
+		      CNT_GET(misses), CNT_GET(records_lost), fail);
 }
 
 /* ---- real time, privileges ---- */
@@ -1276,7 +1292,7 @@ int main(int argc, char **argv)
 	struct rtmond_live *l;
 	struct rtmon_version v;
 	struct pollfd pfd[3];
-	uint64_t next_textfile = 0, next_stats = 0;
+	uint64_t next_textfile = 0, next_stats = 0, stop_by;
 	char err[600];
 	int check = 0, o, sfd, running = 1, rc = 0;
 	sigset_t ss;
@@ -1418,6 +1434,7 @@ int main(int argc, char **argv)
 		if (pfd[2].revents & POLLIN) {
 			rtmond_writer_progress_read();
 			ack_stored();
+			status_notify();
 		}
 		if (stream_busy) {
 			if (mono_ns() >= stream_retry_ns && stream_claim()) {
@@ -1450,16 +1467,18 @@ int main(int argc, char **argv)
 		}
 	}
 	l = rtmond_live;
-	/* what the rings still hold, written and acknowledged */
-	do {
-		rtmond_writer_wait_idle();
+	/* what the rings still hold, stored and acknowledged; failing writes bound the wait */
+	stop_by = mono_ns() + RTMOND_FAIL_WAIT_NS;
+	while (!(o = rtmond_writer_wait_idle(stop_by))) {
 		ack_stored();
-	} while (!stream_busy && drain(l) > 0);
-	rtmond_writer_wait_idle();
-	ack_stored();
-	seq_expire(1);
-	request_files(l, 1, 0);	/* and the window after the last holes */
-	rtmond_writer_stop();
+		if (stream_busy || drain(l) <= 0)
+			break;
+	}
+	if (!o) {
+		seq_expire(1);
+		request_files(l, 1, 0);	/* and the window after the last holes */
+	}
+	rtmond_writer_stop();	/* says what it could not store */
 	ack_stored();
 	if (l->conf.textfile[0])
 		rtmond_metrics_textfile(l->conf.textfile);

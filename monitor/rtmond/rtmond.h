@@ -58,7 +58,7 @@ struct rtmond_counters {
 	uint64_t records, seq_gaps, records_lost, records_reread, misses;
 	uint64_t snap_ftrace, snap_lttng, snap_rate_limited, snap_busy, snap_failed;
 	uint64_t snap_pruned;		/* removed by the disk budget */
-	uint64_t write_errors;		/* lines not written (disk full) */
+	uint64_t write_errors;		/* failed writes of lines (retried) */
 };
 extern struct rtmond_counters rtmond_cnt;
 
@@ -133,17 +133,57 @@ struct rtmond_batch {
 /* The reader: a batch to fill (NULL: RTMOND_WQ wait), then publish it. */
 struct rtmond_batch *rtmond_writer_reserve(void);
 void rtmond_writer_publish(void);
-int rtmond_writer_idle(void);		/* everything published is written */
-void rtmond_writer_wait_idle(void);
-int rtmond_writer_fd(void);		/* readable after each round written */
+int rtmond_writer_idle(void);		/* everything published is stored */
+/*
+ * Until everything published is stored; while writes fail (a full disk),
+ * until CLOCK_MONOTONIC until_ns at most: then -EIO. A stop or a reload
+ * waits RTMOND_FAIL_WAIT_NS for failing writes, then goes on without them.
+ */
+#define RTMOND_FAIL_WAIT_NS	5000000000ull
+int rtmond_writer_wait_idle(uint64_t until_ns);
+/* readable after each round stored, and when writes fail or work again */
+int rtmond_writer_fd(void);
 void rtmond_writer_progress_read(void);
 /* Swap the output files (rtmond_writer_wait_idle() first); -1: none. */
 void rtmond_writer_set_files(int misses, int records, int seq);
 int rtmond_writer_seq_fd(void);
+int rtmond_writer_start(void);
+/* After storing what was published; while writes fail, at once, saying
+ * how many records were not stored (they stay unacknowledged). */
+void rtmond_writer_stop(void);
+
+/* lines.c: misses.jsonl and records.jsonl, the writer's lines stored in order */
+struct rtmond_lines {
+	int misses_fd, records_fd;	/* -1: none */
+	/* the cursor in the writer's batch: every line before it is stored */
+	int i;				/* the first record not wholly stored */
+	int rec_done;			/* its records.jsonl line is */
+	int unsynced;			/* misses.jsonl lines since its fdatasync */
+	uint64_t stored;		/* lines stored since the start */
+	const char *failed;		/* the file of the last failed write */
+};
 /* DIR/NAME for appending lines (a half last line ended); -1, logged */
 int rtmond_open_lines(const char *dir, const char *name);
-int rtmond_writer_start(void);
-void rtmond_writer_stop(void);		/* after writing what was published */
+/* DIR/NAME moved or removed (logrotate): *fd becomes a new one there */
+void rtmond_reopen_moved(const char *dir, const char *name, int *fd);
+void rtmond_lines_forget(void);		/* the files swapped: no cut pending */
+/* Batch b's lines from the cursor on: 0 when all are stored, or the errno
+ * of the write that failed (counted), the cursor on its line. */
+int rtmond_lines_write(struct rtmond_lines *w, const struct rtmond_batch *b);
+/* b's lines not stored: from the cursor (its batch) or all of them */
+uint64_t rtmond_lines_left(const struct rtmond_lines *w, const struct rtmond_batch *b,
+			   int at_cursor);
+
+/* write_retry.c: the writer's failed writes, tried again with a backoff */
+/* A try failed on DIR/FILE (a string literal): when to try again */
+uint64_t rtmond_retry_failed(const char *dir, const char *file, int err, uint64_t lines,
+			     uint64_t stored, uint64_t now);
+uint64_t rtmond_retry_soon(uint64_t now);	/* a stop or reload waits: now */
+void rtmond_retry_waiting(uint64_t lines);	/* more read meanwhile */
+int rtmond_retry_failing(void);
+void rtmond_retry_ok(uint64_t stored, uint64_t now);	/* all stored again */
+/* Lines waiting for storage and, in what, "FILE: ERROR" ("": writes work). */
+uint64_t rtmond_writer_waiting(char *what, size_t len);
 
 /* budget.c (the snapshot worker): snapshot.max_disk and max_age */
 void rtmond_budget_set(const struct rtmond_config *c);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * writer.c - rtmond's record writer: the lines of records.jsonl and
- * misses.jsonl, misses.jsonl made durable (fdatasync), the sequence window
+ * misses.jsonl (lines.c), misses.jsonl made durable (fdatasync), the window
  * saved after them (rtmond.seq), stats.json and the metrics text file, all
  * off the real-time reader (issue 21, items 9 and 15). The reader keeps one
  * write of its own: the ftrace snapshot swap at a miss (tracefs, no disk),
@@ -15,7 +15,8 @@
  * up, so that what the module frees is on disk, and reads no more while
  * RTMOND_WQ batches wait unacknowledged: a slow disk holds records in the
  * module's rings (counted there when they overflow), never in a queue of
- * its own that grows.
+ * its own that grows. A full one too: a line that cannot be written stops
+ * the writer there, and it tries again from that line (write_retry.c).
  *
  * Single producer (the reader), single consumer (this thread): head and
  * tail are each written by one side only. The mutex (PI) and condition
@@ -41,14 +42,29 @@
 
 static struct rtmond_batch wq[RTMOND_WQ];
 static uint64_t wq_head;		/* published (reader) */
-static uint64_t wq_tail;		/* written (writer) */
+static uint64_t wq_tail;		/* stored (writer) */
 static pthread_mutex_t wq_lock;		/* PTHREAD_PRIO_INHERIT */
-static pthread_cond_t wq_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t wq_cond;		/* CLOCK_MONOTONIC */
 static int wq_stop, wq_started, progress_fd = -1;
 static pthread_t wq_thread;
 
-static int misses_fd = -1, records_fd = -1, seq_fd = -1;
-static uint64_t moved_checked;	/* mono_ns() of the last reopen_moved() */
+static int seq_fd = -1;
+static uint64_t moved_checked;	/* mono_ns() of the last rtmond_reopen_moved() */
+
+/*
+ * Where the writer is: every line before it is stored. Batch cur_t (from
+ * wq_tail on), and in it the cursor of ln (lines.c). A failed write leaves
+ * it on the line that failed, where the next try starts. The tail follows
+ * only past whole batches, and once misses.jsonl is synced and the window
+ * saved: what the reader may acknowledge is stored.
+ */
+static struct rtmond_lines ln = { .misses_fd = -1, .records_fd = -1 };
+static uint64_t cur_t;
+static int wq_kick;		/* a stop or reload waits: try again now */
+static uint64_t retry_ns;	/* when to try again after a failure */
+static uint64_t shown;		/* the lines waiting the gauge says */
+/* batches passed but not yet committed (their window, stats.json, textfile) */
+static const struct rtmond_batch *pend_win, *pend_stats, *pend_textfile;
 
 static uint64_t mono_ns(void)
 {
@@ -96,324 +112,59 @@ void rtmond_writer_progress_read(void)
 		v = 0;	/* nothing new (EAGAIN) */
 }
 
-void rtmond_writer_wait_idle(void)
+static struct timespec mono_ts(uint64_t ns)
 {
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull),
+	};
+
+	return ts;
+}
+
+int rtmond_writer_wait_idle(uint64_t until_ns)
+{
+	struct timespec ts = mono_ts(until_ns);
+	int ret = 0;
+
 	if (!wq_started)
-		return;
+		return 0;
 	pthread_mutex_lock(&wq_lock);
-	while (!rtmond_writer_idle())
-		pthread_cond_wait(&wq_cond, &wq_lock);
+	if (rtmond_retry_failing()) {
+		wq_kick = 1;
+		pthread_cond_broadcast(&wq_cond);
+	}
+	while (!rtmond_writer_idle()) {
+		if (!rtmond_retry_failing()) {
+			pthread_cond_wait(&wq_cond, &wq_lock);
+		} else if (mono_ns() >= until_ns) {
+			ret = -EIO;
+			break;
+		} else {
+			pthread_cond_timedwait(&wq_cond, &wq_lock, &ts);
+		}
+	}
 	pthread_mutex_unlock(&wq_lock);
+	return ret;
 }
 
 void rtmond_writer_set_files(int mf, int rf, int sf)
 {
-	if (misses_fd >= 0)
-		close(misses_fd);
-	if (records_fd >= 0)
-		close(records_fd);
+	rtmond_lines_forget();
+	if (ln.misses_fd >= 0)
+		close(ln.misses_fd);
+	if (ln.records_fd >= 0)
+		close(ln.records_fd);
 	if (seq_fd >= 0)
 		close(seq_fd);
-	misses_fd = mf;
-	records_fd = rf;
+	ln.misses_fd = mf;
+	ln.records_fd = rf;
 	seq_fd = sf;
 }
 
 int rtmond_writer_seq_fd(void)
 {
 	return seq_fd;
-}
-
-/* ---- lines ---- */
-
-/*
- * A line file (misses.jsonl, records.jsonl) for appending. A crash or a
- * full disk may have left its last line without a newline: one is added,
- * so that the next line starts clean instead of being glued to it.
- */
-int rtmond_open_lines(const char *dir, const char *name)
-{
-	char p[512], c;
-	int fd;
-	off_t end;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	/* O_NOFOLLOW: never write through a symlink left in the directory */
-	fd = open(p, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0) {
-		rtmond_log("cannot open %s: %s", p, strerror(errno));
-		return -1;
-	}
-	end = lseek(fd, 0, SEEK_END);
-	if (end > 0 && pread(fd, &c, 1, end - 1) == 1 && c != '\n') {
-		if (write(fd, "\n", 1) == 1)
-			rtmond_log("%s ended in the middle of a line (a crash or a full disk): "
-				   "that line is cut", p);
-	}
-	return fd;
-}
-
-/*
- * logrotate (or a user) moved or removed a line file: the next lines go
- * to a new one at the path, in the mode and owner rotation left there.
- */
-static void reopen_moved(const char *dir, const char *name, int *fd)
-{
-	struct stat a, b;
-	char p[512];
-	int nfd;
-
-	if (*fd < 0)
-		return;
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (!stat(p, &a) && !fstat(*fd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-		return;
-	nfd = rtmond_open_lines(dir, name);
-	if (nfd < 0)
-		return;		/* logged; the old file still takes the lines */
-	close(*fd);
-	*fd = nfd;
-	rtmond_log("%s was moved or removed (logrotate?): reopened", p);
-}
-
-/*
- * Whole lines in one write (O_APPEND): a reader never sees half a line. A
- * short write (the disk is full) is cut back, so that no half line is left
- * for the next one to be glued to; several lines are then written one by
- * one, so that those that still fit are kept. A line not written is lost
- * and counted. Returns the lines written.
- */
-static unsigned int write_lines(int fd, const char *text, size_t n, unsigned int lines)
-{
-	unsigned int done = 0;
-	uint64_t lost;
-	off_t end;
-	ssize_t w;
-	size_t k;
-	int e;
-
-	end = lseek(fd, 0, SEEK_END);
-	w = write(fd, text, n);
-	if (w == (ssize_t)n)
-		return lines;
-	e = w < 0 ? errno : ENOSPC;
-	if (w > 0 && (end < 0 || ftruncate(fd, end))) {
-		e = errno;
-		/* the whole lines written stay, the half line too (a newline at the next open) */
-		for (k = 0; k < (size_t)w; k++)
-			done += text[k] == '\n';
-	} else if (lines > 1) {
-		for (; n; text += k, n -= k) {
-			k = (size_t)((const char *)memchr(text, '\n', n) - text) + 1;
-			done += write_lines(fd, text, k, 1);
-		}
-		return done;
-	}
-	lines -= done;
-	lost = CNT_ADD(write_errors, lines);
-	/* the first, then every 1000th */
-	if (lost == lines || (lost - lines) / 1000 != lost / 1000)
-		rtmond_log("write: %s (%zd of %zu bytes): %" PRIu64 " lines lost so far",
-			   strerror(e), w, n, lost);
-	return done;
-}
-
-static int write_line(int fd, json_t *j)
-{
-	char *s = json_dumps(j, JSON_COMPACT), *line;
-	size_t n;
-	int ok;
-
-	if (!s)
-		return 0;
-	n = strlen(s);
-	line = realloc(s, n + 2);
-	if (!line) {
-		free(s);
-		return 0;
-	}
-	line[n] = '\n';
-	ok = write_lines(fd, line, n + 1, 1) == 1;
-	free(line);
-	return ok;
-}
-
-/*
- * records.jsonl's lines of a batch, written together: formatted without
- * jansson (rtmon_record_json_line()), one write a batch. Through jansson
- * and a write a line, rtmond took about 95,000 instructions a record.
- */
-static char rec_buf[RTMOND_BATCH * 2048];
-static size_t rec_used;
-static unsigned int rec_lines;
-
-static void rec_flush(void)
-{
-	if (rec_used && records_fd >= 0)
-		write_lines(records_fd, rec_buf, rec_used, rec_lines);
-	rec_used = 0;
-	rec_lines = 0;
-}
-
-/* the record's line into rec_buf; 0 when only jansson can write it */
-static int rec_add(const struct rtm_record *r, const char *name, uint64_t read_ns,
-		   const char *boot_id, const char *load_id)
-{
-	size_t n = rtmon_record_json_line(rec_buf + rec_used, sizeof(rec_buf) - rec_used,
-					  r, name, read_ns, boot_id, load_id);
-
-	if (!n && rec_used) {	/* no room left: what is there first */
-		rec_flush();
-		n = rtmon_record_json_line(rec_buf, sizeof(rec_buf), r, name, read_ns,
-					   boot_id, load_id);
-	}
-	if (!n)
-		return 0;
-	rec_used += n;
-	rec_lines++;
-	return 1;
-}
-
-static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap_plan *p,
-			 const struct rtm_record *r)
-{
-	json_t *o = json_object();
-	uint64_t since = rtmond_snap_ftrace_since();
-
-	if (p->id)
-		json_object_set_new(o, "id", json_integer((json_int_t)p->id));
-	if (p->ftrace[0]) {
-		char f[600];
-
-		snprintf(f, sizeof(f), "%s/%s", c->dir, p->ftrace);
-		json_object_set_new(o, "ftrace", json_string(f));
-		/* records from before the instance (a restart) are not all in it */
-		json_object_set_new(o, "ftrace_from_start", json_boolean(since && r->start_ns >= since));
-		if (p->explain[0]) {
-			snprintf(f, sizeof(f), "%s/%s", c->dir, p->explain);
-			json_object_set_new(o, "explain", json_string(f));
-		}
-	} else {
-		json_object_set_new(o, "ftrace", json_null());
-	}
-	if (p->lttng[0]) {
-		char lo[600];
-
-		/* the snapshot is the directory NAME-DATE-TIME-N under the output */
-		if (c->lttng_output[0])
-			snprintf(lo, sizeof(lo), "%s", c->lttng_output);
-		else
-			snprintf(lo, sizeof(lo), "%s/lttng", c->dir);
-		json_object_set_new(o, "lttng", json_pack("{s:s, s:s}", "name", p->lttng,
-			"output", lo));
-	}
-	else
-		json_object_set_new(o, "lttng", json_null());
-	json_object_set_new(o, "lttng_domains", json_string(rtmond_snap_lttng_state()));
-	if (p->skipped)
-		json_object_set_new(o, "skipped", json_string(p->skipped));
-	return o;
-}
-
-/*
- * A miss's line in misses.jsonl: the record's line with "snapshot" (from
- * jansson: a few a second at most, rate-limited) added last, which is what
- * jansson's dump of the whole object gives. 1 written, 0 lost (counted),
- * -1 when only jansson's path can write it.
- */
-static int miss_line(const struct rtmond_config *c, const struct rtmond_snap_plan *plan,
-		     const struct rtm_record *r, const char *name, uint64_t read_ns,
-		     const char *boot_id, const char *load_id)
-{
-	static char buf[16384];
-	size_t n = rtmon_record_json_line(buf, sizeof(buf), r, name, read_ns, boot_id, load_id);
-	static const char key[] = ",\"snapshot\":";
-	json_t *sj;
-	char *ss;
-	size_t k;
-
-	if (!n)
-		return -1;
-	sj = snap_json(c, plan, r);
-	ss = sj ? json_dumps(sj, JSON_COMPACT) : NULL;
-	json_decref(sj);
-	if (!ss)
-		return -1;
-	k = strlen(ss);
-	n -= 2;		/* the record's "}\n" */
-	if (n + sizeof(key) - 1 + k + 2 > sizeof(buf)) {
-		free(ss);
-		return -1;
-	}
-	memcpy(buf + n, key, sizeof(key) - 1);
-	n += sizeof(key) - 1;
-	memcpy(buf + n, ss, k);
-	n += k;
-	memcpy(buf + n, "}\n", 2);
-	free(ss);
-	return write_lines(misses_fd, buf, n + 2, 1) == 1;
-}
-
-/* The lines of one batch; 1 when misses.jsonl got one. */
-static int write_batch(const struct rtmond_batch *b)
-{
-	static const struct rtmond_snap_plan policy = { .skipped = "timeout" };
-	const struct rtmond_config *c = &b->live->conf;
-	const char *boot_id = rtmon_boot_id();	/* read once, at start */
-	int i, missed = 0;
-
-	for (i = 0; i < b->n; i++) {
-		const struct rtm_record *r = &b->recs[i];
-		int miss = !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
-		const struct rtmond_snap_plan *plan =
-			c->on_timeout || !(r->flags & RTM_REC_F_TIMEOUT) ? &b->plan : &policy;
-		const char *load_id = rtmond_load_id_known ? rtmond_load_tag : NULL;
-		int line = 0, mline = 0;
-		json_t *j;
-
-		if (records_fd >= 0)
-			line = rec_add(r, b->names[i], b->read_ns, boot_id, load_id);
-		if (miss && misses_fd >= 0) {
-			/*
-			 * its records.jsonl line first, as ever: a restart
-			 * takes what the tail of misses.jsonl holds as stored
-			 * (seq_scan_tail), and would not write it again
-			 */
-			rec_flush();
-			mline = miss_line(c, plan, r, b->names[i], b->read_ns, boot_id, load_id);
-			if (mline > 0)
-				missed = 1;
-		}
-		if ((records_fd < 0 || line) && (!miss || misses_fd < 0 || mline >= 0))
-			continue;
-		/* a string only jansson's path handles as it always did (refused) */
-		j = rtmon_record_json(r, b->names[i]);
-		if (!j) {
-			/* names are escaped text: this is a bug, said */
-			rtmond_log("record %" PRIu64 ": cannot be written as JSON: %" PRIu64
-				   " lines lost so far", (uint64_t)r->seq,
-				   CNT_ADD(write_errors, 1));
-			continue;
-		}
-		json_object_set_new(j, "read_ns", json_integer((json_int_t)b->read_ns));
-		/* the boot its monotonic times belong to */
-		if (boot_id[0])
-			json_object_set_new(j, "boot_id", json_string(boot_id));
-		/* the module load its seq belongs to (the snapshot names' tag) */
-		if (load_id)
-			json_object_set_new(j, "load_id", json_string(load_id));
-		if (records_fd >= 0 && !line) {
-			rec_flush();	/* the lines stay in order */
-			write_line(records_fd, j);
-		}
-		if (miss && misses_fd >= 0 && mline < 0) {
-			json_object_set_new(j, "snapshot", snap_json(c, plan, r));
-			missed |= write_line(misses_fd, j);
-		}
-		json_decref(j);
-	}
-	rec_flush();
-	return missed;
 }
 
 /* ---- rtmond.seq: "load=KEY NEXT S1 S2 ...", what is stored ---- */
@@ -440,14 +191,14 @@ static size_t put_seq(char *buf, uint64_t v)
  * seen above it, up to RTMOND_SEQ_WIN of them: formatted by hand, as
  * snprintf made that 800,000 instructions a batch behind a lost burst.
  */
-static void save_window(const struct rtmond_seqwin *w)
+static int save_window(const struct rtmond_seqwin *w)
 {
 	static char buf[RTMOND_SEQ_WIN * 21 + 32];
 	size_t n;
 	uint64_t s;
 
 	if (seq_fd < 0 || !w->valid)
-		return;
+		return 0;
 	n = (size_t)snprintf(buf, sizeof(buf), "load=%s %" PRIu64, rtmond_load_key, w->next);
 	for (s = w->next + 1; s <= w->max; s++) {
 		uint64_t o = s % RTMOND_SEQ_WIN;
@@ -456,8 +207,13 @@ static void save_window(const struct rtmond_seqwin *w)
 			n += put_seq(buf + n, s);
 	}
 	buf[n++] = '\n';
-	if (pwrite(seq_fd, buf, n, 0) != (ssize_t)n || ftruncate(seq_fd, (off_t)n))
-		rtmond_log("saving the sequence number: %s", strerror(errno));
+	errno = 0;
+	if (pwrite(seq_fd, buf, n, 0) != (ssize_t)n || ftruncate(seq_fd, (off_t)n)) {
+		CNT_ADD(write_errors, 1);
+		ln.failed = "rtmond.seq";
+		return errno ? errno : ENOSPC;
+	}
+	return 0;
 }
 
 /* ---- DIR/stats.json: the histograms for rtmonctl hist ---- */
@@ -526,22 +282,116 @@ static void write_stats(const struct rtmond_live *l)
 
 /* ---- the thread ---- */
 
-static void *writer_main(void *arg)
+/* The lines of the batches published up to h not stored yet. */
+static uint64_t lines_waiting(uint64_t h)
+{
+	uint64_t t, n = 0;
+
+	for (t = cur_t; t != h; t++)
+		n += rtmond_lines_left(&ln, &wq[t % RTMOND_WQ], t == cur_t);
+	return n;
+}
+
+/* The reader polls it: progress, and the status to show. */
+static void wake_reader(void)
 {
 	uint64_t one = 1;
 
-	(void)arg;
-	for (;;) {
-		uint64_t t = wq_tail, h;
-		const struct rtmond_seqwin *win = NULL;
-		int missed = 0, stats = -1, textfile = -1;
+	if (write(progress_fd, &one, sizeof(one)) < 0)
+		rtmond_log("writer: cannot wake the reader: %s", strerror(errno));
+}
 
-		pthread_mutex_lock(&wq_lock);
-		while ((h = __atomic_load_n(&wq_head, __ATOMIC_ACQUIRE)) == t && !wq_stop)
+/*
+ * The batches the cursor passed are stored: misses.jsonl synced, then the
+ * window that says so saved; only then does the tail move past them (the
+ * reader may acknowledge). 0, or the errno of what failed, tried again
+ * with the next round. (A failed fdatasync may have cost the kernel's
+ * copy of pages it could not write: a later success says nothing of them.)
+ */
+static int commit(void)
+{
+	int e;
+
+	if (ln.unsynced && ln.misses_fd >= 0 && fdatasync(ln.misses_fd)) {
+		CNT_ADD(write_errors, 1);
+		ln.failed = "misses.jsonl";
+		return errno;
+	}
+	ln.unsynced = 0;
+	if (pend_win && (e = save_window(&pend_win->win)))
+		return e;
+	pend_win = NULL;
+	if (pend_stats)
+		write_stats(pend_stats->live);
+	if (pend_textfile && rtmond_metrics_textfile(pend_textfile->live->conf.textfile))
+		rtmond_log("metrics: cannot write %s", pend_textfile->live->conf.textfile);
+	pend_stats = pend_textfile = NULL;
+	pthread_mutex_lock(&wq_lock);
+	__atomic_store_n(&wq_tail, cur_t, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&wq_cond);	/* rtmond_writer_wait_idle() */
+	pthread_mutex_unlock(&wq_lock);
+	wake_reader();
+	return 0;
+}
+
+/*
+ * Until there is something to write or, after a failure, the next try is
+ * due (the gauge of lines waiting kept up meanwhile); 0 when stopped, which
+ * a failing writer takes as the end of the stop's wait: it gives up.
+ */
+static int writer_wait(uint64_t *h)
+{
+	struct timespec ts;
+	uint64_t w;
+	int run = 1;
+
+	pthread_mutex_lock(&wq_lock);
+	for (;;) {
+		*h = __atomic_load_n(&wq_head, __ATOMIC_ACQUIRE);
+		if (!rtmond_retry_failing()) {
+			if (*h != cur_t)
+				break;
+			if (wq_stop) {
+				run = 0;
+				break;
+			}
 			pthread_cond_wait(&wq_cond, &wq_lock);
-		pthread_mutex_unlock(&wq_lock);
-		if (h == t)
-			break;	/* stopped, and everything written */
+			continue;
+		}
+		if (wq_stop) {
+			run = 0;
+			break;
+		}
+		if (wq_kick) {
+			wq_kick = 0;
+			retry_ns = rtmond_retry_soon(mono_ns());
+		}
+		w = lines_waiting(*h);
+		if (w != shown) {
+			rtmond_retry_waiting(w);
+			shown = w;
+			wake_reader();	/* its status */
+		}
+		if (mono_ns() >= retry_ns)
+			break;
+		ts = mono_ts(retry_ns);
+		pthread_cond_timedwait(&wq_cond, &wq_lock, &ts);
+	}
+	pthread_mutex_unlock(&wq_lock);
+	return run;
+}
+
+static void *writer_main(void *arg)
+{
+	const char *failed;
+	uint64_t h, now;
+	int e, ce;
+
+	(void)arg;
+	while (writer_wait(&h)) {
+		/* h passes the tail: its batch is published */
+		const char *dir = wq[(h - 1) % RTMOND_WQ].live->conf.dir;
+
 		/*
 		 * two stat()s and two fstat()s: at most every 100 ms, not a
 		 * batch. Lines written in between to a file logrotate renamed
@@ -549,45 +399,60 @@ static void *writer_main(void *arg)
 		 * no delaycompress), they are lost, as within one batch before
 		 */
 		if (mono_ns() - moved_checked >= 100000000ull) {
-			reopen_moved(wq[t % RTMOND_WQ].live->conf.dir, "misses.jsonl", &misses_fd);
-			reopen_moved(wq[t % RTMOND_WQ].live->conf.dir, "records.jsonl", &records_fd);
+			rtmond_reopen_moved(dir, "misses.jsonl", &ln.misses_fd);
+			rtmond_reopen_moved(dir, "records.jsonl", &ln.records_fd);
 			moved_checked = mono_ns();
 		}
-		for (; t != h; t++) {
-			const struct rtmond_batch *b = &wq[t % RTMOND_WQ];
+		e = 0;
+		while (cur_t != h) {
+			const struct rtmond_batch *b = &wq[cur_t % RTMOND_WQ];
 
-			missed |= write_batch(b);
+			e = rtmond_lines_write(&ln, b);
+			if (e)
+				break;
 			if (b->win.valid)
-				win = &b->win;
+				pend_win = b;
 			if (b->stats)
-				stats = (int)(t % RTMOND_WQ);
+				pend_stats = b;
 			if (b->textfile)
-				textfile = (int)(t % RTMOND_WQ);
+				pend_textfile = b;
+			cur_t++;
+			ln.i = 0;
+			ln.rec_done = 0;
 		}
-		/* the misses on disk before the window says they are stored */
-		if (missed && misses_fd >= 0 && fdatasync(misses_fd))
-			rtmond_log("fdatasync misses.jsonl: %s", strerror(errno));
-		if (win)
-			save_window(win);
-		if (stats >= 0)
-			write_stats(wq[stats].live);
-		if (textfile >= 0 && rtmond_metrics_textfile(wq[textfile].live->conf.textfile))
-			rtmond_log("metrics: cannot write %s", wq[textfile].live->conf.textfile);
+		failed = ln.failed;
+		ce = cur_t != wq_tail ? commit() : 0;
+		if (e)
+			ln.failed = failed;	/* the first failure is the one to say */
+		else
+			e = ce;
+		now = mono_ns();
+		if (e) {
+			shown = lines_waiting(h);
+			retry_ns = rtmond_retry_failed(dir, ln.failed, e, shown, ln.stored, now);
+		} else if (rtmond_retry_failing())
+			rtmond_retry_ok(ln.stored, now);
+		else
+			continue;
+		/* failing or working again: rtmond_writer_wait_idle(), the status */
 		pthread_mutex_lock(&wq_lock);
-		__atomic_store_n(&wq_tail, h, __ATOMIC_RELEASE);
-		pthread_cond_broadcast(&wq_cond);	/* rtmond_writer_wait_idle() */
+		pthread_cond_broadcast(&wq_cond);
 		pthread_mutex_unlock(&wq_lock);
-		if (write(progress_fd, &one, sizeof(one)) < 0)
-			rtmond_log("writer: cannot wake the reader: %s", strerror(errno));
+		wake_reader();
 	}
 	return NULL;
 }
 
 int rtmond_writer_start(void)
 {
+	pthread_condattr_t ca;
 	int err;
 
 	rtmond_pi_mutex_init(&wq_lock);	/* the reader takes it too */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wq_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	progress_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (progress_fd < 0) {
 		rtmond_log("writer: eventfd: %s", strerror(errno));
@@ -603,9 +468,17 @@ int rtmond_writer_start(void)
 	return 0;
 }
 
-/* Everything published is written, then the thread ends. */
+/*
+ * Everything published is stored, then the thread ends; while its writes
+ * fail it ends at once (the caller waited RTMOND_FAIL_WAIT_NS), and what
+ * it did not store is said: those records stay unacknowledged, and the
+ * module hands them to the next run.
+ */
 void rtmond_writer_stop(void)
 {
+	uint64_t t, unstored = 0, unacked = 0;
+	char what[96];
+
 	if (!wq_started)
 		return;
 	pthread_mutex_lock(&wq_lock);
@@ -614,4 +487,17 @@ void rtmond_writer_stop(void)
 	pthread_mutex_unlock(&wq_lock);
 	pthread_join(wq_thread, NULL);
 	wq_started = 0;
+	if (rtmond_writer_idle())
+		return;
+	for (t = wq_tail; t != wq_head; t++) {
+		const struct rtmond_batch *b = &wq[t % RTMOND_WQ];
+
+		unacked += (uint64_t)b->n;
+		if (t - wq_tail >= cur_t - wq_tail)
+			unstored += (uint64_t)(b->n - (t == cur_t ? ln.i : 0));
+	}
+	rtmond_writer_waiting(what, sizeof(what));
+	rtmond_log("stopping while writes fail (%s): %" PRIu64 " records read were not stored "
+		   "and %" PRIu64 " not acknowledged; the module hands them to the next run, "
+		   "which skips those stored", what[0] ? what : "?", unstored, unacked);
 }

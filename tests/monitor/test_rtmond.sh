@@ -23,7 +23,14 @@
 #   fdatasync) and the writer fdatasyncs misses.jsonl;
 # - item 10: snapshot.max_disk removes the oldest snapshots at start (the
 #   newest kept, files not named miss-* left), and a misses.jsonl moved
-#   away (logrotate) is reopened: the next misses go to the new one.
+#   away (logrotate) is reopened: the next misses go to the new one;
+# - a full disk (a small tmpfs, as root): lines that cannot be written
+#   wait and are retried, no acknowledgement while a line read is not
+#   stored, the reader stops at its 4 batches, one log line when writes
+#   fail and one when they work again, the metrics and the systemd status
+#   say so; once there is room every record is stored once, in order; a
+#   SIGTERM while the disk stays full exits within its bounded wait and
+#   says how many records were not stored and not acknowledged.
 # Prints PASS:/FAIL:/SKIP: lines.
 set -uo pipefail
 RTMOND=$1
@@ -75,7 +82,8 @@ stop() {
 	pid=
 	return $rc
 }
-trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null' EXIT
+mnt= npid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; [ -n "$npid" ] && kill $npid; [ -n "$mnt" ] && umount "$mnt"' EXIT
 
 # ---- item 2: capabilities and policy of every thread
 if [ "$(id -u)" != 0 ]; then
@@ -403,5 +411,164 @@ budget_test() {
 	fi
 }
 budget_test
+
+# ---- a full disk: a line not stored is never acknowledged
+metric() { # NAME: its value from the metrics endpoint
+	python3 - "$port" "$1" <<'PY'
+import sys, urllib.request
+text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics", timeout=5).read().decode()
+print(*[l.split()[1] for l in text.splitlines() if l.split(" ")[0] == sys.argv[2]] or ["none"])
+PY
+}
+# the tmpfs filled but for about KIB KiB (KIB)
+fill() {
+	local avail
+	rm -f "$mnt/filler"
+	avail=$(df --output=avail -k "$mnt" | tail -n 1)
+	head -c $(((avail - $1) * 1024)) /dev/zero >"$mnt/filler" 2>/dev/null
+}
+# FILES: the records stored whole (every line they have: misses.jsonl too
+# for odd numbers), and whether each file holds 1..N (odd ones) once, in order
+stored_check() { # DIR N
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+def seqs(name):
+    try:
+        raw = open(f"{d}/{name}", "rb").read()
+    except FileNotFoundError:
+        return []
+    assert not raw or raw.endswith(b"\n"), f"{name} ends in the middle of a line"
+    return [json.loads(l)["seq"] for l in raw.splitlines()]
+r, m = seqs("records.jsonl"), seqs("misses.jsonl")
+ms = set(m)
+whole = sum(1 for s in r if s % 2 == 0 or s in ms)
+ok = r == list(range(1, len(r) + 1)) and m == [s for s in r if s % 2][:len(m)] and len(r) <= n
+print(whole, len(r), len(m), "in-order" if ok else f"disorder: records {r[:8]}... misses {m[:8]}...")
+PY
+}
+# acknowledgements of records not in both files yet ("handed H stored R M")
+acks_bad() {
+	awk '$4 < $2 || $5 < int(($2 + 1) / 2)' "$W/acks" | head -n 3 | tr '\n' ';'
+}
+full_test() {
+	local dir=$mnt/out nsock=$W/notify.sock h0 s0 w0 e0 got t0 t1 lw n
+	mkdir -p "$mnt"
+	if ! mount -t tmpfs -o size=512k,mode=0755 tmpfs "$mnt" 2>/dev/null; then
+		echo "SKIP: rtmond/full-disk: cannot mount a tmpfs"
+		mnt=
+		return
+	fi
+	mkdir -m 0750 "$dir"
+	# systemd's notification socket, for the STATUS= lines
+	{ python3 - "$nsock" "$W/notify.txt" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+while True:
+    m = s.recv(4096).decode(errors="replace")
+    with open(sys.argv[2], "a") as f:
+        f.write(m.replace("\n", " | ") + "\n")
+PY
+	} >/dev/null 2>&1 &
+	npid=$!
+	for ((i = 0; i < 50; i++)); do [ -S "$nsock" ] && break; sleep 0.1; done
+	# about 24 KiB left: some 20 records of 500 fit (a records.jsonl line is
+	# ~480 bytes, a misses.jsonl one ~570); every batch read after waits
+	fill 24
+	echo "1..500" >records.in
+	: >acks
+	: >notify.txt
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf
+	export FAKE_RTMON_RECORDS=$W/records.in FAKE_RTMON_ACKLOG=$W/acks \
+		FAKE_RTMON_STORED=$dir/records.jsonl:$dir/misses.jsonl FAKE_RTMON_HANDED=$W/handed
+	NOTIFY_SOCKET=$nsock start || fail full-disk "start: $(head -c 300 rtmond.log)"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "writing .* failed" rtmond.log && break
+		sleep 0.1
+	done
+	sleep 2.5	# retries at 0.1, 0.3, 0.7 and 1.5 s
+	h0=$(cat handed 2>/dev/null || echo 0)
+	s0=$(stored_check "$dir" 500)
+	w0=$(metric rtmond_lines_waiting)
+	e0=$(metric rtmond_write_errors_total)
+	# lines of the records handed out (a miss has two) less those stored
+	n=$(echo "$s0" | awk -v h="$h0" '{ print h + int((h + 1) / 2) - $2 - $3 }')
+	if [ "$(grep -c "writing .* failed: No space left on device" rtmond.log)" != 1 ]; then
+		fail full-disk/failing "want one log line for the failing writes: $(grep -v targets rtmond.log | tail -n 5)"
+	elif [ -n "$(acks_bad)" ]; then
+		fail full-disk/failing "acknowledged while not stored: $(acks_bad); stored: $s0"
+	elif [ "$h0" -gt $((256 + $(echo "$s0" | awk '{ print $1 }'))) ]; then
+		fail full-disk/failing "$h0 records read with $s0 stored: the reader went on past its 4 batches"
+	elif [ "$w0" != "$n" ] || ! [[ $e0 =~ ^[0-9]+$ ]] || [ "$e0" -lt 3 ]; then
+		fail full-disk/failing "metrics: rtmond_lines_waiting $w0 (want $n), rtmond_write_errors_total $e0 (want >= 3)"
+	elif ! grep -q "STATUS=.*writes failing (.*: No space left on device): $n lines wait for storage" notify.txt; then
+		fail full-disk/failing "systemd status: $(grep STATUS notify.txt | tail -n 2)"
+	else
+		pass "full-disk/failing ($h0 records read, whole stored/lines: $s0, none acknowledged past them; rtmond_lines_waiting $w0, rtmond_write_errors_total $e0; $(grep -o "writing .* failed.*" rtmond.log | cut -c1-120))"
+	fi
+	t0=$(date +%s%N)
+	rm "$mnt/filler"
+	for ((i = 0; i < 150; i++)); do
+		[ "$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)" = 500 ] && grep -q "stored again" rtmond.log && break
+		sleep 0.1
+	done
+	t1=$(date +%s%N)
+	lw=$(metric rtmond_lines_waiting)
+	stop || fail full-disk "exit status $?"
+	got=$(stored_check "$dir" 500)
+	n=$w0	# the lines waiting when room came back
+	if [ "$got" != "500 500 250 in-order" ]; then
+		fail full-disk/room "stored: $got (want 500 500 250 in-order): $(grep -v targets rtmond.log | tail -n 4)"
+	elif [ -n "$(acks_bad)" ] || [ "$(tail -n 1 acks | awk '{ print $2 }')" != 500 ]; then
+		fail full-disk/room "acknowledgements: $(acks_bad) last: $(tail -n 1 acks)"
+	elif ! grep -q "stored again after [0-9.]* s: $n lines waited for storage" rtmond.log; then
+		fail full-disk/room "want 'stored again after S s: $n lines waited': $(grep -v targets rtmond.log | tail -n 4)"
+	elif [ "$lw" != 0 ] || grep -q "STATUS=.*writes failing" <(tail -n 2 notify.txt); then
+		fail full-disk/room "rtmond_lines_waiting $lw, status $(grep STATUS notify.txt | tail -n 1)"
+	else
+		pass "full-disk/room (every record stored once, in order, after $(((t1 - t0) / 1000000)) ms; $(wc -l <acks) acknowledgements, none before its lines; $(grep -o "[^ ]* stored again.*" rtmond.log))"
+	fi
+
+	# SIGTERM while the disk stays full: a bounded wait, then what was not stored is said
+	rm -rf "$dir" "$W/handed"
+	mkdir -m 0750 "$dir"
+	fill 24
+	: >acks
+	start || fail full-disk/stop "start: $(head -c 300 rtmond.log)"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "writing .* failed" rtmond.log && break
+		sleep 0.1
+	done
+	sleep 0.5
+	t0=$(date +%s%N)
+	stop || fail full-disk/stop "exit status $?"
+	t1=$(date +%s%N)
+	unset FAKE_RTMON_RECORDS FAKE_RTMON_ACKLOG FAKE_RTMON_STORED FAKE_RTMON_HANDED
+	h0=$(cat handed 2>/dev/null || echo 0)
+	got=$(stored_check "$dir" 500)
+	# not stored: records with a line missing; not acknowledged: read since the last ack
+	n="$((h0 - $(echo "$got" | awk '{ print $1 }'))) records read were not stored and $((h0 - $(awk 'END { print $2 + 0 }' acks))) not acknowledged"
+	if ! grep -q -- "$n" rtmond.log; then
+		fail full-disk/stop "want '$n' in: $(grep -v targets rtmond.log | tail -n 4)"
+	elif [ -n "$(acks_bad)" ]; then
+		fail full-disk/stop "acknowledged while not stored: $(acks_bad)"
+	elif [ $(((t1 - t0) / 1000000)) -gt 9000 ]; then
+		fail full-disk/stop "SIGTERM took $(((t1 - t0) / 1000000)) ms"
+	else
+		pass "full-disk/stop (SIGTERM with the disk full: exit 0 after $(((t1 - t0) / 1000000)) ms; $(grep -o "[0-9]* records read were not stored.*" rtmond.log | cut -c1-150))"
+	fi
+	kill $npid 2>/dev/null
+	wait $npid 2>/dev/null
+	npid=
+	umount "$mnt" && mnt=
+}
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: rtmond/full-disk (needs root to mount a tmpfs)"
+else
+	mnt=$W/full
+	full_test
+fi
 
 [ $fails -eq 0 ]
