@@ -440,7 +440,6 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->irq_nowake = s.irq_nowake;
 	o->work_untraced = s.work_untraced;
 	o->work_handoff = s.work_handoff;
-	o->softirq_repoll = s.softirq_repoll;
 	o->deadline_misses = rtmon_deadline_misses();
 	for (i = 0; i < RTMON_NR_PROBES && i < ARRAY_SIZE(o->probe_hits); i++)
 		o->probe_hits[i] = rtmon_probe_hits(i);

@@ -35,8 +35,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	gen = (rtm_ld32(&ch->state) >> 8) + 1;
 	rtm_st32(&ch->ref, 1);
 	rtm_st32(&ch->nhops, 1);
-	/* a re-raise as the root: a REPOLL chain (rtm_spend_start) */
-	rtm_st32(&ch->xflags, hop_type == RTM_HOP_SOFTIRQ_RAISE ? RTM_CX_REPOLL : 0);
+	rtm_st32(&ch->xflags, 0);
 	rtm_st32(&ch->cand, 0);
 	rtm_st32(&ch->overdue_tgt, RTM_TARGET_NONE);
 	ch->tseq = rtm_ld32(&c->tg.seq);
@@ -48,8 +47,7 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->pid = hop_pid;
 	h->cpu = (u16)cpu;
 	h->type = (u8)hop_type;
-	h->ctx = hop_type == RTM_HOP_SOFTIRQ_RAISE ? RTM_CTX_SOFTIRQ :
-						     RTM_CTX_HARDIRQ;
+	h->ctx = RTM_CTX_HARDIRQ;
 	h->parent = 0;
 	h->depth = 1;
 	h->comm[0] = 0;
@@ -257,38 +255,10 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 		if (rtm_cas32(slot, 0, b))
 			return;
 		o = rtm_xchg32(slot, 0);
-		/* a live chain's pass replaces a completed one's re-raise */
-		if (rtm_slot_branch(o))
+		if (o)
 			b = rtm_merge(c, cpu, b, o);
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
-}
-
-/*
- * Softirq vec of cpu k is raised again by a pass of an IRQ chain that is
- * done (b: its branch, owned; raised 0: b's last hop, that raise) or by a
- * re-raised pass (b 0): the next pass may hand on data no interrupt
- * announced (a NAPI poll going on in ksoftirqd), so the raise is kept.
- */
-void rtm_spend_mark(struct rtm_core *c, u32 k, u32 b, u64 raised, u32 vec)
-{
-	struct rtm_spend *sp = rtm_spend_of(c, k, vec);
-	const struct rtm_chain *ch;
-	u32 irq;
-
-	if (b) {
-		ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
-		if (ch->kind != RTM_KIND_IRQ)
-			return;
-		irq = (u32)ch->source;
-		if (!raised)
-			raised = ch->hops[rtm_br(c, b)->hop].ts;
-	} else {
-		irq = rtm_ld32(&rtm_spend_of(c, k, RTM_NR_SOFTIRQ)->irq);
-	}
-	rtm_st64(&sp->raised, raised);
-	rtm_st32(&sp->irq, irq);
-	rtm_cas32(&c->cpus[k].si_pend[vec], 0, RTM_TPEND);
 }
 
 /*

@@ -32,7 +32,7 @@ static bool rtm_pow2(u32 x)
 }
 
 struct rtm_layout {
-	size_t cpus, cnt, rings, slots, ovf, tpend, spend, chains, branches, cnext, bnext;
+	size_t cpus, cnt, rings, slots, ovf, tpend, chains, branches, cnext, bnext;
 	size_t tasks, cookies, total;
 	u32 stride;
 };
@@ -65,8 +65,6 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	off += (size_t)p->ncpus * sizeof(struct rtm_ovf);
 	l->tpend = off;
 	off += (size_t)p->ncpus * 2 * sizeof(struct rtm_tpend);
-	l->spend = off;
-	off += (size_t)p->ncpus * (RTM_NR_SOFTIRQ + 1) * sizeof(struct rtm_spend);
 	l->chains = off;
 	off += (size_t)(p->nchains + 1) * l->stride;
 	l->branches = off;
@@ -113,7 +111,6 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	c->branches = (struct rtm_branch *)(base + l.branches);
 	c->ovf = (struct rtm_ovf *)(base + l.ovf);
 	c->tpend = (struct rtm_tpend *)(base + l.tpend);
-	c->spend = (struct rtm_spend *)(base + l.spend);
 	for (k = 0; k < p->ncpus; k++)
 		rtm_ring_init(&c->rings[k], (struct rtm_ring_slot *)(base +
 			      l.slots) + (size_t)k * p->ring_slots,
@@ -256,7 +253,6 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->irq_nowake = v[RTM_C_IRQ_NOWAKE];
 	o->work_untraced = v[RTM_C_WORK_UNTRACED];
 	o->work_handoff = v[RTM_C_WORK_HANDOFF];
-	o->softirq_repoll = v[RTM_C_SOFTIRQ_REPOLL];
 	o->truncated = v[RTM_C_TRUNCATED];
 	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }
@@ -273,11 +269,11 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 		/* a pending timer expiry (RTM_TPEND) holds nothing */
 		leaks += !!rtm_ld32(&pc->hi_cur) +
 			 rtm_slot_branch(rtm_ld32(&pc->hi_timer)) +
-			 !!rtm_ld32(&pc->hi_armed) + rtm_slot_branch(rtm_ld32(&pc->si_cur)) +
+			 !!rtm_ld32(&pc->hi_armed) + !!rtm_ld32(&pc->si_cur) +
 			 rtm_slot_branch(rtm_ld32(&pc->si_timer)) +
 			 !!rtm_ld32(&pc->task_cur);
 		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-			leaks += rtm_slot_branch(rtm_ld32(&pc->si_pend[i]));
+			leaks += !!rtm_ld32(&pc->si_pend[i]);
 		leaks += !!rtm_ld32(&c->ovf[k].busy);
 	}
 	for (i = 0; i < RTM_NHANDOFF; i++)

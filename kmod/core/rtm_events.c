@@ -405,43 +405,6 @@ void rtm_ev_timer_exit(struct rtm_core *c, u32 cpu, u64 ts, u64 timer_id,
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 }
 
-/*
- * The pass running wakes task pid: a chain starts at the re-raise if an
- * IRQ target with a task filter wants the task for the completed chain's
- * IRQ (flag REPOLL). 0: not wanted, or no chain free.
- */
-static rtm_noinline u32 rtm_spend_start(struct rtm_core *c, u32 cpu, u32 pid,
-					u32 tgid, const char *comm)
-{
-	const struct rtm_spend *sp = rtm_spend_of(c, cpu, RTM_NR_SOFTIRQ);
-	u32 irq = rtm_ld32(&sp->irq), vec = sp->vec;
-	const struct rtm_tset *t;
-	u64 cm[2];
-	u32 seq, b;
-	int tid;
-
-	/* (raised 0: the tick left the pass of a done chain, not a re-raise) */
-	rtm_comm_load(cm, comm);
-	if (!rtm_ld64(&sp->raised) ||
-	    !(rtm_ld64(&c->tg.bloom_kind[0]) & rtm_comm_bit(cm)))
-		return 0;
-	do {
-		t = rtm_tset_begin(c, &seq);
-		tid = rtm_target_match(t, t->active & ~t->irqonly,
-				       RTM_KIND_IRQ, irq, pid, tgid, cm);
-	} while (rtm_tset_retry(c, seq));
-	if (tid < 0)
-		return 0;
-	b = rtm_chain_start(c, cpu, RTM_KIND_IRQ, irq, rtm_ld64(&sp->raised),
-			    RTM_HOP_SOFTIRQ_RAISE, vec);
-	if (!b)
-		return 0;
-	rtm_count(c, cpu, RTM_C_SOFTIRQ_REPOLL);
-	rtm_hop_add(c, cpu, b, RTM_HOP_SOFTIRQ_ENTRY, RTM_CTX_SOFTIRQ, vec,
-		    NULL, sp->entry);
-	return b;
-}
-
 static rtm_always_inline void rtm_softirq_raise(struct rtm_core *c, u32 cpu,
 					       u64 ts, u32 vec, u32 ctx)
 {
@@ -455,15 +418,11 @@ static rtm_always_inline void rtm_softirq_raise(struct rtm_core *c, u32 cpu,
 	if (!sb)
 		return;
 	if (sb == RTM_TPEND) {
-		/* a non-sleeper timer's callback or a re-raised pass */
+		/* a non-sleeper timer's callback: chains start at wakeups */
 		rtm_cas32(slot, 0, RTM_TPEND);
-		if (slot == &pc->si_cur)
-			rtm_spend_mark(c, cpu, 0, ts, vec);
 		return;
 	}
 	if (rtm_branch_done(c, sb)) {
-		if (slot == &pc->si_cur)
-			rtm_spend_mark(c, cpu, sb, ts, vec);
 		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
 		return;
 	}
@@ -487,35 +446,6 @@ void rtm_ev_softirq_raise(struct rtm_core *c, u32 cpu, u64 ts, u32 vec,
 	RTM_DBG_RAISE(-1);
 }
 
-/*
- * A pass of vec begins with a re-raise pending (b RTM_TPEND) or with the
- * branch of a chain done since it raised vec (b, owned): for an IRQ chain
- * the pass is remembered in si_cur (rtm_spend_start).
- */
-static rtm_noinline void rtm_spend_enter(struct rtm_core *c, u32 cpu, u32 b,
-					 u64 ts, u32 vec)
-{
-	struct rtm_spend *cur = rtm_spend_of(c, cpu, RTM_NR_SOFTIRQ);
-	const struct rtm_spend *sp = rtm_spend_of(c, cpu, vec);
-	rtm_a32 *slot = &c->cpus[cpu].si_pend[vec];
-
-	if (b != RTM_TPEND) {
-		rtm_spend_mark(c, cpu, b, 0, vec);
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		b = rtm_slot_take(slot);
-		if (b != RTM_TPEND) {
-			if (b)
-				rtm_slot_putback(c, cpu, slot, b);
-			return;
-		}
-	}
-	rtm_st64(&cur->raised, rtm_ld64(&sp->raised));
-	rtm_st32(&cur->irq, rtm_ld32(&sp->irq));
-	cur->vec = vec;
-	cur->entry = ts;
-	rtm_slot_replace(c, cpu, &c->cpus[cpu].si_cur, RTM_TPEND);
-}
-
 void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 {
 	struct rtm_cpu *pc;
@@ -526,15 +456,15 @@ void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 	pc = &c->cpus[cpu];
 	if (rtm_unlikely(rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->hi_armed))) {
 		b = rtm_slot_take(&pc->si_cur);
-		if (rtm_slot_branch(b))
+		if (b)
 			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 		rtm_disarm(c, cpu, pc);
 	}
 	b = rtm_slot_take(&pc->si_pend[vec]);
 	if (!b)
 		return;
-	if (b == RTM_TPEND || rtm_branch_done(c, b)) {
-		rtm_spend_enter(c, cpu, b, ts, vec);
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
 		return;
 	}
 	rtm_hop_add(c, cpu, b, RTM_HOP_SOFTIRQ_ENTRY, RTM_CTX_SOFTIRQ, vec,
@@ -551,7 +481,7 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	b = rtm_slot_take(&c->cpus[cpu].si_cur);
-	if (rtm_slot_branch(b))
+	if (b)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
 }
 
@@ -731,9 +661,7 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 	if (!sb)
 		return;
 	if (rtm_unlikely(sb == RTM_TPEND)) {
-		sb = slot == &pc->si_cur ?
-		     rtm_spend_start(c, cpu, pid, tgid, comm) :
-		     rtm_tpend_start(c, cpu, ctx, pid, tgid, comm);
+		sb = rtm_tpend_start(c, cpu, ctx, pid, tgid, comm);
 		if (!sb) {
 			rtm_cas32(slot, 0, RTM_TPEND);
 			return;

@@ -403,9 +403,7 @@ struct rtm_waitwork {
 #define RTM_CX_DROPPED		RTM_REC_F_DROPPED_HOPS
 #define RTM_CX_MERGED		RTM_REC_F_MERGED
 #define RTM_CX_COALESCED	RTM_REC_F_COALESCED
-#define RTM_CX_REPOLL		RTM_REC_F_REPOLL
-#define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | \
-				 RTM_CX_COALESCED | RTM_CX_REPOLL)
+#define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | RTM_CX_COALESCED)
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -511,27 +509,6 @@ struct rtm_tpend {
 
 _Static_assert(sizeof(struct rtm_tpend) == 32, "rtm_tpend: 2 per 64 bytes");
 
-/*
- * si_pend[vec] and si_cur hold RTM_TPEND, not a branch, for a softirq pass
- * raised by a pass of an IRQ chain that completed before it ran: its
- * wakeup of a task an IRQ target wants starts a chain (rtm_spend_start).
- * Per cpu, RTM_NR_SOFTIRQ + 1 of them: one per raised vector, the last
- * for the pass running.
- */
-struct rtm_spend {
-	rtm_a64 raised;		/* the re-raise: the new chain's start */
-	u64 entry;		/* softirq entry of the pass running */
-	rtm_a32 irq;		/* the completed chain's source */
-	u32 vec;		/* of the pass running */
-	u32 pad[2];
-};
-
-_Static_assert(sizeof(struct rtm_spend) == 32, "rtm_spend: 2 per 64 bytes");
-
-/* Softirq vec's re-raise of cpu (vec RTM_NR_SOFTIRQ: the pass running). */
-#define rtm_spend_of(c, cpu, vec) \
-	(&(c)->spend[(cpu) * (RTM_NR_SOFTIRQ + 1) + (vec)])
-
 /* A slot's value names a branch (not empty, not RTM_TPEND). */
 static inline bool rtm_slot_branch(u32 v)
 {
@@ -556,7 +533,7 @@ enum rtm_cnt {
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
-	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED, RTM_C_SOFTIRQ_REPOLL,
+	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED,
 	RTM_C_NR
 };
 
@@ -602,7 +579,6 @@ struct rtm_core {
 	rtm_notify_fn_t notify;		/* likewise */
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
 	struct rtm_tpend *tpend;	/* 2 per cpu: [0] soft, [1] hard */
-	struct rtm_spend *spend;	/* RTM_NR_SOFTIRQ + 1 per cpu */
 	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
 					 * nothing traced (rtm_handoff.c) */
 	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact
@@ -773,7 +749,6 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
-void rtm_spend_mark(struct rtm_core *c, u32 k, u32 b, u64 raised, u32 vec);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old);

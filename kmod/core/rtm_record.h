@@ -65,11 +65,6 @@
 					 * both in one pass, that interrupt has
 					 * no record of its own (counted as
 					 * irq_coalesced) */
-#define RTM_REC_F_REPOLL	0x0200	/* started at a softirq's re-raise
-					 * by its own pass after the IRQ's
-					 * chain had completed (NAPI polling
-					 * on): the data that pass handled
-					 * came with no interrupt of its own */
 
 /* hop.type */
 #define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */

@@ -65,15 +65,8 @@ out:
 	rtm_chain_put(c, cpu, ci);
 }
 
-/*
- * A done chain's branch leaves its slot. cur (si_cur's): the softirq pass
- * of a done IRQ chain runs on, so it leaves RTM_TPEND with the chain's IRQ
- * in cur, for a re-raise of its vector (rtm_spend_mark).
- */
-static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
-			  struct rtm_spend *cur)
+static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
 {
-	const struct rtm_chain *ch;
 	u32 v = rtm_ld32(slot);
 
 	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v))
@@ -83,36 +76,10 @@ static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
 		return;
 	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_TAKEN);
 	/* we own v now: its chain reference makes the check reliable */
-	if (!rtm_branch_done(c, v)) {
-		rtm_slot_putback(c, cpu, slot, v);
-		return;
-	}
-	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, v)->chain));
-	if (cur && ch->kind == RTM_KIND_IRQ) {
-		rtm_st64(&cur->raised, 0);
-		rtm_st32(&cur->irq, (u32)ch->source);
-	} else {
-		cur = NULL;
-	}
-	rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
-	if (cur)
-		rtm_cas32(slot, 0, RTM_TPEND);
-}
-
-/* The same for si_pend[vec] of cpu k: a done IRQ chain's raise is kept. */
-static void rtm_tick_spend(struct rtm_core *c, u32 cpu, u32 k, u32 vec)
-{
-	rtm_a32 *slot = &c->cpus[k].si_pend[vec];
-	u32 v = rtm_ld32(slot);
-
-	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v) || !rtm_cas32(slot, v, 0))
-		return;
-	if (rtm_branch_done(c, v)) {
-		rtm_spend_mark(c, k, v, 0, vec);
+	if (rtm_branch_done(c, v))
 		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
-	} else {
+	else
 		rtm_slot_putback(c, cpu, slot, v);
-	}
 }
 
 static void rtm_tick_bucket_way(struct rtm_core *c, u32 cpu,
@@ -145,20 +112,16 @@ static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, bool all)
 	if (all) {
 		rtm_cas32(&pc->hi_timer, RTM_TPEND, 0);
 		rtm_cas32(&pc->si_timer, RTM_TPEND, 0);
-		rtm_cas32(&pc->si_cur, RTM_TPEND, 0);
-		for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-			rtm_cas32(&pc->si_pend[i], RTM_TPEND, 0);
 	}
 
-	rtm_tick_slot(c, cpu, &pc->hi_cur, NULL);
-	rtm_tick_slot(c, cpu, &pc->hi_timer, NULL);
-	rtm_tick_slot(c, cpu, &pc->hi_armed, NULL);
-	rtm_tick_slot(c, cpu, &pc->si_cur,
-		      all ? NULL : rtm_spend_of(c, k, RTM_NR_SOFTIRQ));
-	rtm_tick_slot(c, cpu, &pc->si_timer, NULL);
-	rtm_tick_slot(c, cpu, &pc->task_cur, NULL);
+	rtm_tick_slot(c, cpu, &pc->hi_cur);
+	rtm_tick_slot(c, cpu, &pc->hi_timer);
+	rtm_tick_slot(c, cpu, &pc->hi_armed);
+	rtm_tick_slot(c, cpu, &pc->si_cur);
+	rtm_tick_slot(c, cpu, &pc->si_timer);
+	rtm_tick_slot(c, cpu, &pc->task_cur);
 	for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-		rtm_tick_spend(c, cpu, k, i);
+		rtm_tick_slot(c, cpu, &pc->si_pend[i]);
 }
 
 /* The scan, in this order; each unit is one step of rtm_tick_run(). */

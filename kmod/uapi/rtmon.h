@@ -181,12 +181,7 @@ struct rtmon_counters {
 	 * sequence is always a loss). Zero from older modules (reserved there).
 	 */
 	__u64 records_skipped;
-	/*
-	 * Chains started at a softirq's re-raise by its own pass after the
-	 * IRQ's chain had completed (record flag REPOLL: a NAPI poll going on
-	 * in ksoftirqd). Zero from older modules (reserved there).
-	 */
-	__u64 softirq_repoll;
+	__u64 reserved[1];
 };
 
 #define RTMON_IOC_MAGIC		0xb7

@@ -382,8 +382,7 @@ static json_t *counters_json(const struct rtmon_counters *c)
 		"irq_nowake", (json_int_t)c->irq_nowake,
 		"irq_rerun", (json_int_t)c->irq_rerun,
 		"work_untraced", (json_int_t)c->work_untraced,
-		"work_handoff", (json_int_t)c->work_handoff,
-		"softirq_repoll", (json_int_t)c->softirq_repoll);
+		"work_handoff", (json_int_t)c->work_handoff);
 }
 
 static int cmd_status(int json)
@@ -427,8 +426,6 @@ static int cmd_status(int json)
 	printf("work: %llu items begun without a traced trigger (no record), "
 	       "%llu taken up from their IRQ thread (followed)\n",
 	       c.work_untraced, c.work_handoff);
-	printf("softirq: %llu passes re-raised after their interrupt's chain woke a target (followed)\n",
-	       c.softirq_repoll);
 	return cmd_targets_list(r, 0);
 }
 

@@ -171,7 +171,6 @@ char *rtmond_metrics_text(size_t *len)
 		bput(&b, "rtmon_drops_total{cause=\"work_untraced\"} %llu\n", c.work_untraced);
 		counter(&b, "rtmon_irq_rerun_total", "Interrupts that found their thread awake (chain followed to its next pass).", c.irq_rerun);
 		counter(&b, "rtmon_work_handoff_total", "Work items a task took up from its IRQ thread with no traced wakeup (followed).", c.work_handoff);
-		counter(&b, "rtmon_softirq_repoll_total", "Chains started at a softirq pass re-raised after its interrupt's chain completed (followed).", c.softirq_repoll);
 	}
 	counter(&b, "rtmond_records_total", "Records rtmond read.", CNT_GET(records));
 	counter(&b, "rtmond_seq_gaps_total", "Gaps in the record sequence rtmond saw.", CNT_GET(seq_gaps));
