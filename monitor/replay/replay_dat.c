@@ -405,26 +405,49 @@ static __u64 le(const unsigned char *p, int n)
 }
 
 /*
+ * The section at off (its 16-byte header, then size bytes) must lie
+ * within the file's fsize bytes. off and size are the file's own 64-bit
+ * numbers: compared by differences, never summed, so a crafted one
+ * cannot wrap past the end into range.
+ */
+static void dat_fits(FILE *f, __u64 off, __u64 size, bool have_size, __u64 fsize)
+{
+	if (off <= fsize && fsize - off >= 16 && (!have_size || size <= fsize - off - 16))
+		return;
+	fclose(f);
+	if (!have_size)
+		input_error("a section header at byte %llu runs past the end of the file "
+			    "(%llu bytes): truncated", (unsigned long long)off,
+			    (unsigned long long)fsize);
+	input_error("the section at byte %llu (%llu bytes) runs past the end of the file "
+		    "(%llu bytes): truncated, or a corrupt section size",
+		    (unsigned long long)off, (unsigned long long)size,
+		    (unsigned long long)fsize);
+}
+
+/*
  * A version 7 file ends with sections libtracecmd reads lazily or not at
  * all (the last options, the section names): a cut there goes unnoticed
  * by it. Walk the chain of options sections (uncompressed ones) from the
  * header, then the sections after the last one to the end of the file:
- * a section running past the end is a truncated file. Anything this walk
- * does not understand ends it without a verdict.
+ * a section running past the end is a truncated or corrupt file. Every
+ * step moves forward by at least a section header, so the walk ends.
+ * Anything this walk does not understand ends it without a verdict.
  */
 static void dat_check_tail(const char *path)
 {
 	unsigned char h[64], s[16], o[6];
-	__u64 off, size, end = 0, pos, fsize;
+	__u64 off, size = 0, end = 0, pos, fsize;
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	size_t n, i = 10;
+	long at;
 	int hops;
 
 	if (!f)
 		return;
-	if (fseek(f, 0, SEEK_END) || (long long)(fsize = (__u64)ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET))
+	if (fseek(f, 0, SEEK_END) || (at = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
 		goto out;
+	fsize = (__u64)at;
 	n = fread(h, 1, sizeof(h), f);
 	/* magic, "7", endian (0: little), long size, page size, compression */
 	if (n < 20 || h[10] != '7' || h[11] || h[12])
@@ -437,13 +460,11 @@ static void dat_check_tail(const char *path)
 		goto out;
 	off = le(h + i, 8);
 	for (hops = 0; off && hops < 64; hops++) {
-		if (off + 16 > fsize)
-			goto cut;
+		dat_fits(f, off, 0, false, fsize);
 		if (fseek(f, (long)off, SEEK_SET) || fread(s, 1, 16, f) != 16)
 			goto out;
 		size = le(s + 8, 8);
-		if (off + 16 + size > fsize)
-			goto cut;
+		dat_fits(f, off, size, true, fsize);
 		if (off + 16 + size > end)
 			end = off + 16 + size;
 		if (le(s + 2, 2) & TRACECMD_SEC_FL_COMPRESS)
@@ -462,22 +483,15 @@ static void dat_check_tail(const char *path)
 	}
 	/* the sections after the last options section, to the end */
 	for (pos = end; pos && pos < fsize; pos += 16 + size) {
-		if (pos + 16 > fsize)
-			goto cut;
+		dat_fits(f, pos, 0, false, fsize);
 		if (fseek(f, (long)pos, SEEK_SET) || fread(s, 1, 16, f) != 16 ||
 		    le(s, 2) > 64)
 			goto out;
 		size = le(s + 8, 8);
-		if (pos + 16 + size > fsize)
-			goto cut;
+		dat_fits(f, pos, size, true, fsize);
 	}
 out:
 	fclose(f);
-	return;
-cut:
-	fclose(f);
-	input_error("a section runs past the end of the file (%llu bytes): truncated",
-		    (unsigned long long)fsize);
 }
 
 /*

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 """Mutation fuzzing of rtmon-replay's input readers under ASan/UBSan.
 
-The seeds are real inputs: the trace-cmd .dat recording of tests/core/data,
-its report text, and the golden event files (native and ftrace text).
+The seeds are real inputs: the trace-cmd .dat recordings of tests/core/data
+(and tracecmd-bad-section-size.dat, cut from one, with a crafted section
+size), its report text, and the golden event files (native and ftrace text).
 Each mutant (bytes flipped, set, cut, duplicated or inserted; for text also
 whole lines dropped, repeated or swapped, numbers replaced by extreme ones)
 goes through rtmon-replay built with -fsanitize=address,undefined (and,

@@ -6,8 +6,8 @@
 # within 1 us: the text has microseconds); every wakeup of cyclictest's
 # measuring thread by its timer (its switch-ins after its hrtimer expiry,
 # counted from the report) is a record, as many as cyclictest's own loops;
-# --explain gives the same culprits from both; truncated and corrupted copies of the .dat are input errors (exit 1, a
-# message naming the file, nothing on stdout).
+# --explain gives the same culprits from both; truncated and corrupted copies of the .dat, and crafted section sizes,
+# are input errors (exit 1, a message naming the file, nothing on stdout).
 #   run_dat.sh REPLAY DATA_DIR TMPDIR
 REPLAY=$1
 D=$2
@@ -157,6 +157,39 @@ for at in $((size / 2)) $((size - 20000)) $((size - 8000)); do
 		conv=notrunc status=none
 	expect_bad "corrupt_$at" "$T/corrupt-$at.dat" "corrupt"
 done
+# crafted section sizes (data/tracecmd-bad-section-size.dat: the header,
+# last options section and section names of the recording, the header's
+# options offset made 37, the names' size 2^64 - 16): the walk of the
+# sections must not add a size past the end into range, where it stood
+# still or went round in a loop; an input error at once, under a timeout
+BADSZ=$D/tracecmd-bad-section-size.dat
+[ -f "$BADSZ" ] || { echo "FAIL: dat_fixture: $BADSZ missing"; exit 1; }
+python3 - "$BADSZ" "$T" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+def variant(name, at, size):
+    b = bytearray(d)
+    struct.pack_into("<Q", b, at + 8, size)
+    open(f"{sys.argv[2]}/{name}.dat", "wb").write(b)
+variant("size-loop", 135, (1 << 64) - 114)	# 135 + 16 + size wraps to 37
+variant("size-opts", 37, (1 << 64) - 53)	# the options section's end wraps to 0
+PY
+expect_bad_size() {
+	n=$1 f=$2
+	timeout 20 "$REPLAY" --target "$TGT" "$f" > "$T/$n.out" 2> "$T/$n.err"
+	rc=$?
+	if [ $rc -eq 124 ]; then
+		bad "$n: still running after 20 s (the section walk does not end)"
+	elif [ $rc -eq 1 ] && [ ! -s "$T/$n.out" ] &&
+	     grep -q -- "$f: the section at byte [0-9]* ([0-9]* bytes) runs past the end of the file" "$T/$n.err"; then
+		pass "$n ($(tail -n 1 "$T/$n.err" | sed "s|$D/||; s|$T/||"))"
+	else
+		bad "$n: exit $rc (want 1), stdout $(wc -c < "$T/$n.out") bytes (want 0), stderr: $(head -c 300 "$T/$n.err")"
+	fi
+}
+expect_bad_size size_stands_still "$BADSZ"
+expect_bad_size size_loop "$T/size-loop.dat"
+expect_bad_size size_opts "$T/size-opts.dat"
 # --explain on the .dat (its events printed by libtraceevent as the text
 # lines the snapshot reader reads) and on its report text: an explanation
 # per record, the same culprit (category and who; the text's times have
