@@ -536,7 +536,8 @@ static size_t own_event(const struct fts_trace *t, const struct rtx_hop *p,
 	if (!p || p->pid != pid ||
 	    (p->type != RTM_HOP_WAKING && p->type != RTM_HOP_SWITCH_IN))
 		return (size_t)-1;
-	for (i = 0; i < t->n && t->ev[i].ts + OWN_SLACK < a; i++)
+	/* by difference: ts + OWN_SLACK wraps at the end of the clock */
+	for (i = 0; i < t->n && t->ev[i].ts < a && a - t->ev[i].ts > OWN_SLACK; i++)
 		;
 	for (; i < t->n; i++) {
 		const struct fts_event *e = &t->ev[i];

@@ -372,10 +372,12 @@ static int fts_line(struct fts_event *ev, const char *s, const char *e)
 		return -1;
 	sec = strtoull(ts, (char **)&q, 10);
 	usec = strtoull(q + 1, (char **)&q, 10);
-	if (sec > 18000000000ull)	/* 500 years of uptime */
-		return -1;
 	while (nd++ < 9)
 		usec *= 10;
+	/* up to the end of the 64-bit ns clock, as the replay reads them */
+	if (sec > UINT64_MAX / 1000000000ull ||
+	    sec * 1000000000ull > UINT64_MAX - usec)
+		return -1;
 	ev->ts = sec * 1000000000ull + usec;
 	q++;		/* the ':' */
 	while (q < e && *q == ' ')

@@ -81,6 +81,7 @@ int rx_explain_all(bool json)
 	struct fts_trace t, w;
 	struct rtx_result *r;
 	struct rtx_chain c;
+	uint64_t from, to;
 	size_t i, lo, hi;
 
 	if (fts_parse(&t, text ? text : "", text_len)) {
@@ -100,17 +101,26 @@ int rx_explain_all(bool json)
 		const struct rtm_record *rec = &recs[i];
 
 		rtx_chain_from_record(&c, rec);
-		/* the events around the chain, as a snapshot would hold them */
+		/*
+		 * The events around the chain, as a snapshot would hold them:
+		 * the window stops at the ends of the 64-bit ns clock (a chain
+		 * within 1 ms of its end takes every event after it), never
+		 * wraps, and is empty rather than reversed.
+		 */
 		w = t;
-		lo = first_at(&t, rec->start_ns > RX_BEFORE_NS ? rec->start_ns - RX_BEFORE_NS : 0);
-		hi = first_at(&t, rec->end_ns + RX_AFTER_NS);
+		from = rec->start_ns > RX_BEFORE_NS ? rec->start_ns - RX_BEFORE_NS : 0;
+		to = rec->end_ns < UINT64_MAX - RX_AFTER_NS ? rec->end_ns + RX_AFTER_NS : UINT64_MAX;
+		lo = first_at(&t, from);
+		hi = to == UINT64_MAX ? t.n : first_at(&t, to);
+		if (hi < lo)
+			hi = lo;
 		w.ev = t.ev + lo;
 		w.n = hi - lo;
 		/* the trace goes on beyond the window: it covers the window */
 		if (lo)
-			w.first_ts = rec->start_ns - RX_BEFORE_NS;
+			w.first_ts = from;
 		if (hi < t.n)
-			w.last_ts = rec->end_ns + RX_AFTER_NS;
+			w.last_ts = to;
 		rtx_explain(&c, &w, r);
 		if (json) {
 			json_t *o = rtx_json(r);

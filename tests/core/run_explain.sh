@@ -6,6 +6,7 @@
 # cyclictest's timer chains, every record gets an explanation whose parts
 # add up to its latency, and the one chain that overlaps the hog's burst
 # names the hog, as 'rtmonctl explain' does for rtmond's record of it.
+# Then chains at the end of the 64-bit ns clock: their windows stop there.
 #   run_explain.sh REPLAY TMPDIR
 REPLAY=$1
 T=$2
@@ -45,5 +46,59 @@ if "$REPLAY" --explain --target "$target" "$DATA/snapshot.txt" >"$T/explain.txt"
 	echo "PASS: replay_explain/text"
 else
 	echo "FAIL: replay_explain/text: $(grep -m2 'explanations\|python3' "$T/explain.txt") $(head -c 200 "$T/explain.err")"
+	exit 1
+fi
+# chains at the end of the 64-bit ns clock (18446744073.709551615 s): one
+# ending within 1 ms of it, one ending on its last ns, after one at 100 s.
+# Their windows (200 ms before to 1 ms after) stop at the clock's end,
+# never wrap: every event read, each explained in full by its own events
+fin=18446744073
+cat >"$T/clock-end.trace" <<TRACE
+          <idle>-0       [001] d..h1..   100.000010: irq_handler_entry: irq=50 name=pca953x
+          <idle>-0       [001] d..h1..   100.000012: irq_handler_exit: irq=50 ret=handled
+          <idle>-0       [001] d..h2..   100.000013: sched_waking: comm=irq/50-pca953x pid=150 prio=49 target_cpu=001
+          <idle>-0       [001] d...2..   100.000020: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=irq/50-pca953x next_pid=150 next_prio=49
+  irq/50-pca953x-150     [001] d...2..   100.000030: sched_switch: prev_comm=irq/50-pca953x prev_pid=150 prev_prio=49 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0       [001] d..h1..   $fin.708010000: irq_handler_entry: irq=50 name=pca953x
+          <idle>-0       [001] d..h1..   $fin.708012000: irq_handler_exit: irq=50 ret=handled
+          <idle>-0       [001] d..h2..   $fin.708013000: sched_waking: comm=irq/50-pca953x pid=150 prio=49 target_cpu=001
+          <idle>-0       [001] d...2..   $fin.709000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=irq/50-pca953x next_pid=150 next_prio=49
+  irq/50-pca953x-150     [001] d...2..   $fin.709030000: sched_switch: prev_comm=irq/50-pca953x prev_pid=150 prev_prio=49 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0       [001] d..h1..   $fin.709551000: irq_handler_entry: irq=50 name=pca953x
+          <idle>-0       [001] d..h1..   $fin.709551002: irq_handler_exit: irq=50 ret=handled
+          <idle>-0       [001] d..h2..   $fin.709551003: sched_waking: comm=irq/50-pca953x pid=150 prio=49 target_cpu=001
+          <idle>-0       [001] d...2..   $fin.709551615: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=irq/50-pca953x next_pid=150 next_prio=49
+TRACE
+target="name=irqt,comm=irq/50-pca953x,end=switch_in,deadline=200us,source=irq"
+timeout 20 "$REPLAY" --json --explain --param ncpus=2 --target "$target" "$T/clock-end.trace" \
+	>"$T/clock-end.json" 2>"$T/clock-end.err"
+rc1=$?
+timeout 20 "$REPLAY" --explain --param ncpus=2 --target "$target" "$T/clock-end.trace" \
+	>"$T/clock-end.txt" 2>>"$T/clock-end.err"
+rc2=$?
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] &&
+	grep -q "^explanations: 3 records, 14 kernel events read, 0 lines not understood" "$T/clock-end.txt" &&
+	! grep -E "trace: [0-9]+ events" "$T/clock-end.txt" | grep -vqE "trace: ([0-9]|1[0-4]) events" &&
+	python3 - "$T/clock-end.json" >"$T/clock-end.out" 2>>"$T/clock-end.err" <<'PY'
+import json, sys
+recs, ex = {}, {}
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("type") == "record":
+        recs[o["seq"]] = o
+    elif o.get("type") == "explain":
+        ex[o["seq"]] = o
+assert len(recs) == 3 and set(recs) == set(ex), (len(recs), len(ex))
+assert recs[3]["end_ns"] == 2**64 - 1, recs[3]
+for s, e in ex.items():
+    assert e["sum_ns"] == e["latency_ns"] == recs[s]["latency_ns"] and not e["partial"], (s, e)
+    top = e["parts"][0]
+    assert top["category"] == "runnable" and top["who"] == "swapper/1[0] nice 0", (s, top)
+print(", ".join(f"#{s} {e['culprit']}" for s, e in sorted(ex.items())))
+PY
+then
+	echo "PASS: replay_explain/clock_end (within 1 ms of the clock's end and on its last ns: $(cat "$T/clock-end.out"))"
+else
+	echo "FAIL: replay_explain/clock_end: exit $rc1/$rc2 (124: timeout): $(grep -E '^explanations|^#' "$T/clock-end.txt" | head -n 4 | tr '\n' ' ') $(head -c 400 "$T/clock-end.err")"
 	exit 1
 fi
