@@ -37,7 +37,7 @@
  * A probe's out-of-line part, called with the probe's own arguments: not
  * inlined, and not cloned with the unused ones dropped (gcc's constprop
  * and IPA-SRA), which would make the probe move every argument register
- * before its test (4 instructions of a sched_switch hit's 9).
+ * before its test: most of what a hit that needs nothing costs.
  */
 #if __has_attribute(__noipa__)
 #define rtmon_slowpath		__attribute__((__noipa__))
@@ -110,9 +110,7 @@ static inline bool rtmon_wake_is_lock_handoff(struct task_struct *p)
  * marked loads: that one is for a task whose state is held (rq lock,
  * task_call_func()), and the probes read it under p->pi_lock only, while
  * p's cpu may be dequeuing it. The answer is a snapshot the core is ready
- * to find wrong (RTM_BF_RUNWAKE); KCSAN reported the plain loads
- * (qemu-x86_64-rt-kcsan, 11 races with the writer of on_rq and of
- * sched_delayed).
+ * to find wrong (RTM_BF_RUNWAKE).
  */
 static inline bool rtmon_task_queued(struct task_struct *p)
 {

@@ -65,14 +65,21 @@ static int rtmon_release(struct inode *inode, struct file *file)
 /*
  * The first file to read or poll becomes the reader; others get -EBUSY.
  * Threads sharing the reader's file race here harmlessly: the exchange
- * tells "taken by this file" from "taken by another".
+ * tells "taken by this file" from "taken by another". The records name
+ * every target's tasks and reading pops what rtmond would store: as with
+ * perf's data, the opener needs CAP_PERFMON or CAP_SYS_ADMIN (-EPERM);
+ * the device's group is for applications that mark work.
  */
-static int rtmon_claim_reader(struct rtmon_file *f)
+static int rtmon_claim_reader(struct file *file)
 {
+	struct rtmon_file *f = file->private_data;
 	struct rtmon_file *owner;
 
 	if (READ_ONCE(f->reader))
 		return 0;
+	if (!file_ns_capable(file, &init_user_ns, CAP_PERFMON) &&
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
 	owner = cmpxchg(&rtmon_reader, NULL, f);
 	if (owner && owner != f)
 		return -EBUSY;
@@ -96,7 +103,7 @@ static ssize_t rtmon_read(struct file *file, char __user *buf, size_t count,
 
 	if (count < rsz)
 		return -EINVAL;
-	ret = rtmon_claim_reader(f);
+	ret = rtmon_claim_reader(file);
 	if (ret)
 		return ret;
 	if (mutex_lock_interruptible(&f->lock))
@@ -147,7 +154,7 @@ static __poll_t rtmon_poll(struct file *file, poll_table *wait)
 {
 	struct rtmon_file *f = file->private_data;
 
-	if (rtmon_claim_reader(f))
+	if (rtmon_claim_reader(file))
 		return EPOLLERR;
 	poll_wait(file, &rtmon_readers_wq, wait);
 	return rtmon_readable(f) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -312,9 +319,10 @@ static long rtmon_ioctl_work(unsigned int cmd, void __user *arg)
 }
 
 /* RTMON_IOC_READ_MODE and RTMON_IOC_ACK: the reader's own ioctls. */
-static long rtmon_ioctl_reader(struct rtmon_file *f, unsigned int cmd,
+static long rtmon_ioctl_reader(struct file *file, unsigned int cmd,
 			       void __user *arg)
 {
+	struct rtmon_file *f = file->private_data;
 	u32 mode;
 	long ret;
 
@@ -322,7 +330,7 @@ static long rtmon_ioctl_reader(struct rtmon_file *f, unsigned int cmd,
 		return -EFAULT;
 	if (cmd == RTMON_IOC_READ_MODE && mode > RTMON_READ_ACKED)
 		return -EINVAL;
-	ret = rtmon_claim_reader(f);
+	ret = rtmon_claim_reader(file);
 	if (ret)
 		return ret;
 	if (mutex_lock_interruptible(&f->lock))
@@ -354,7 +362,7 @@ static long rtmon_ioctl(struct file *file, unsigned int cmd, unsigned long a)
 	switch (cmd) {
 	case RTMON_IOC_READ_MODE:
 	case RTMON_IOC_ACK:
-		return rtmon_ioctl_reader(file->private_data, cmd, arg);
+		return rtmon_ioctl_reader(file, cmd, arg);
 	case RTMON_IOC_WORK_BEGIN:
 	case RTMON_IOC_WORK_END:
 		return rtmon_ioctl_work(cmd, arg);

@@ -30,8 +30,8 @@ DEFINE_PER_CPU(struct rtmon_probe_counts, rtmon_probe_counts);
  * rtmon's probes run after those of every tracer attached at the default
  * priority (ftrace's events, perf, LTTng), whichever attached first. A
  * recording of the same run (trace-cmd, replayed by rtmon-replay) then
- * stamps every event before rtmon reads the clock, by the same few hundred
- * instructions of the tracer's own work, which cancel between a chain's
+ * stamps every event before rtmon reads the clock, by the same stretch of
+ * the tracer's own work, which then cancels out between a chain's
  * start and its end; with rtmon first, its own work (a completion and its
  * record at a switch-in, not at an IRQ's entry) would stand between the
  * two clock reads of some events only (tests/vm/guest/replay-module.sh
@@ -222,7 +222,7 @@ static void rtmon_softirq_raise(void *data, unsigned int vec_nr)
 		return;
 	cpu = smp_processor_id();
 	ctx = rtmon_ctx();
-	if (rtm_softirq_raise_wanted(c, cpu, ctx))
+	if (rtm_softirq_raise_wanted(c, cpu, ctx, vec_nr))
 		rtm_ev_softirq_raise(c, cpu, rtmon_now(), vec_nr, ctx);
 }
 
@@ -368,8 +368,8 @@ static rtmon_slowpath void rtmon_sched_switch_track(RTMON_SCHED_SWITCH_ARGS)
 	 * waker found it still queued and current (a sched_waking traced,
 	 * seen as a wakeup of a running task) and now waits for this
 	 * runqueue's lock; it wakes the task after this switch, with no
-	 * second sched_waking (6.12-rt, replay-module: the dispatch_test
-	 * feeder's chain was lost so).
+	 * second sched_waking: the work that wakeup handed the task is
+	 * still to run.
 	 */
 	if (blocked && blocked != RTM_SWITCH_LOCK_WAIT &&
 	    raw_spin_is_locked(&prev->pi_lock))

@@ -192,6 +192,7 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 			   c->irq_rerun, c->irq_coalesced, c->irq_nowake);
 		seq_printf(m, "  work untraced %llu handoff %llu\n",
 			   c->work_untraced, c->work_handoff);
+		seq_printf(m, "  softirq repoll %llu\n", c->softirq_repoll);
 		/* not a drop of chains: only their statistics missed these */
 		seq_printf(m, "  unaccounted %llu\n", c->hook_skipped);
 		kfree(c);

@@ -5,8 +5,8 @@
  * the reader's wakeup for records no batch woke it for (rtmon_tracker.c).
  *
  * The scan visits every chain, every cpu's slots and every task and cookie
- * table bucket: 13-24 us at the default sizes, milliseconds at the largest
- * the module accepts. It runs in its own kthread, in batches of
+ * table bucket: up to milliseconds at the largest sizes the module
+ * accepts. It runs in its own kthread, in batches of
  * RTMON_TICK_BATCH units with preemption off (the record hook's per-cpu
  * statistics need it) and a preemption point between them: a task above
  * the tick waits at most one batch for its cpu. The core's tick takes no

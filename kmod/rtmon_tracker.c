@@ -84,7 +84,8 @@ static void rtmon_wake_readers(struct irq_work *w)
 	wake_up_interruptible(&rtmon_readers_wq);
 }
 
-static unsigned int rtmon_hist_bucket(u64 ns)
+/* /proc/rtmon/status's histogram: log2 of the latency in us (RTMON_HIST_BUCKETS) */
+static unsigned int rtmon_status_bucket(u64 ns)
 {
 	u64 us = div_u64(ns, NSEC_PER_USEC);
 
@@ -113,14 +114,15 @@ static bool rtmon_on_record(void *arg, u32 cpu, const struct rtm_record *r)
 		/* this_cpu ops: safe against a nested record on this cpu */
 		if (r->flags & RTM_REC_F_TIMEOUT) {
 			this_cpu_inc(rtmon_stats->t[id].overdue);
-		} else {
+		} else if (!(r->flags & RTM_REC_F_REPOLL)) {
+			/* (a REPOLL latency is only a bound: not in the stats) */
 			struct rtmon_tgt_stats *s = this_cpu_ptr(&rtmon_stats->t[id]);
 			u64 lat = r->latency_ns;
 			int i;
 
 			this_cpu_inc(rtmon_stats->t[id].chains);
 			this_cpu_add(rtmon_stats->t[id].sum_ns, lat);
-			this_cpu_inc(rtmon_stats->t[id].hist[rtmon_hist_bucket(lat)]);
+			this_cpu_inc(rtmon_stats->t[id].hist[rtmon_status_bucket(lat)]);
 			for (i = 0; i < RTM_BLAME_NR; i++)
 				this_cpu_add(rtmon_stats->t[id].blame_ns[i],
 					     r->blame.ns[i]);
@@ -440,6 +442,7 @@ void rtmon_counters(struct rtmon_counters *o)
 	o->irq_nowake = s.irq_nowake;
 	o->work_untraced = s.work_untraced;
 	o->work_handoff = s.work_handoff;
+	o->softirq_repoll = s.softirq_repoll;
 	o->deadline_misses = rtmon_deadline_misses();
 	for (i = 0; i < RTMON_NR_PROBES && i < ARRAY_SIZE(o->probe_hits); i++)
 		o->probe_hits[i] = rtmon_probe_hits(i);

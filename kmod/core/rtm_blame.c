@@ -9,7 +9,8 @@
  * one, so the parts add up to the latency exactly, whatever the order of
  * clock reads of different cpus. Waits for the cpu name the task that had
  * it: the one switched out for the chain's task, or the one that
- * preempted it (the hops' by_* fields).
+ * preempted it (the hops' by_* fields); a work item's wait for the task
+ * that ends it, busy with earlier work, names that task (a queued hop).
  */
 #include "rtm_internal.h"
 
@@ -40,8 +41,15 @@ static u32 rtm_blame_after(u32 type)
 
 #define RTM_BLAME_SEEN	8	/* distinct culprits kept while walking */
 
+/* a culprit's shares, by category */
+enum { RTM_WHO_RUNNABLE, RTM_WHO_PREEMPTED, RTM_WHO_QUEUED, RTM_WHO_NR };
+
+static const u8 rtm_who_cat[RTM_WHO_NR] = {
+	RTM_BLAME_RUNNABLE, RTM_BLAME_PREEMPTED, RTM_BLAME_QUEUED
+};
+
 struct rtm_blame_who {
-	u64 ns[2];		/* runnable, preempted */
+	u64 ns[RTM_WHO_NR];
 	u64 comm[2];
 	u32 pid;
 	u8 prio;
@@ -51,13 +59,17 @@ struct rtm_blame_who {
 static void rtm_blame_charge(struct rtm_blame_who *w, u32 *nw, u64 *other,
 			     const struct rtm_hop *h, u32 cat, u64 ns)
 {
-	u32 i, k = cat == RTM_BLAME_PREEMPTED;
+	u32 i, k = cat == RTM_BLAME_PREEMPTED ? RTM_WHO_PREEMPTED :
+		   cat == RTM_BLAME_QUEUED ? RTM_WHO_QUEUED : RTM_WHO_RUNNABLE;
 
 	if (!h->by_pid || !ns)
 		return;
 	for (i = 0; i < *nw; i++) {
 		if (w[i].pid == h->by_pid) {
 			w[i].ns[k] += ns;
+			/* a queued hop does not know the priority: a switch may */
+			if (w[i].prio == RTM_PRIO_UNKNOWN)
+				w[i].prio = h->by_prio;
 			return;
 		}
 	}
@@ -69,8 +81,8 @@ static void rtm_blame_charge(struct rtm_blame_who *w, u32 *nw, u64 *other,
 	w[*nw].prio = h->by_prio;
 	w[*nw].comm[0] = h->by_comm[0];
 	w[*nw].comm[1] = h->by_comm[1];
-	w[*nw].ns[0] = k ? 0 : ns;
-	w[*nw].ns[1] = k ? ns : 0;
+	memset(w[*nw].ns, 0, sizeof(w[*nw].ns));
+	w[*nw].ns[k] = ns;
 	(*nw)++;
 }
 
@@ -95,11 +107,17 @@ static u64 rtm_blame_folded(struct rtm_rec_blame *out,
 	return pre;
 }
 
+static u64 rtm_who_ns(const struct rtm_blame_who *w)
+{
+	return w->ns[RTM_WHO_RUNNABLE] + w->ns[RTM_WHO_PREEMPTED] +
+	       w->ns[RTM_WHO_QUEUED];
+}
+
 /* the RTM_REC_CULPRITS largest of w[] into out, the rest into other */
 static void rtm_blame_top(struct rtm_rec_blame *out,
 			  const struct rtm_blame_who *w, u32 nw, u64 other)
 {
-	u32 i, j, best;
+	u32 i, j, k, best;
 	u64 t, bt;
 	u8 used[RTM_BLAME_SEEN] = { 0 };
 
@@ -109,7 +127,7 @@ static void rtm_blame_top(struct rtm_rec_blame *out,
 		best = nw;
 		bt = 0;
 		for (i = 0; i < nw; i++) {
-			t = w[i].ns[0] + w[i].ns[1];
+			t = rtm_who_ns(&w[i]);
 			if (!used[i] && (best == nw || t > bt)) {
 				best = i;
 				bt = t;
@@ -122,15 +140,17 @@ static void rtm_blame_top(struct rtm_rec_blame *out,
 		used[best] = 1;
 		o->ns = bt;
 		o->pid = w[best].pid;
-		o->category = w[best].ns[1] > w[best].ns[0] ?
-			      RTM_BLAME_PREEMPTED : RTM_BLAME_RUNNABLE;
+		for (i = k = 0; i < RTM_WHO_NR; i++)
+			if (w[best].ns[i] > w[best].ns[k])
+				k = i;
+		o->category = rtm_who_cat[k];
 		o->prio = w[best].prio;
 		o->pad = 0;
 		memcpy(o->comm, w[best].comm, RTM_COMM_LEN);
 	}
 	for (i = 0; i < nw; i++)
 		if (!used[i])
-			other += w[i].ns[0] + w[i].ns[1];
+			other += rtm_who_ns(&w[i]);
 	out->culprit_other_ns = other;
 }
 
@@ -153,7 +173,9 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 		 * completion record has the blame), or the end's own hop was
 		 * not stored (hops full)
 		 */
-		cat = child ? rtm_blame_after(h->type) : RTM_BLAME_UNKNOWN;
+		cat = !child ? RTM_BLAME_UNKNOWN :
+		      child->type == RTM_HOP_QUEUED ? RTM_BLAME_QUEUED :
+		      rtm_blame_after(h->type);
 		span = next - t;
 		/* the rest goes to cat */
 		if (child && rtm_unlikely(child->pre_ns))
@@ -162,8 +184,9 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 		out->ns[cat] += span;
 		if (cat == RTM_BLAME_PREEMPTED)
 			rtm_blame_charge(w, &nw, &other, h, cat, span);
-		else if (cat == RTM_BLAME_RUNNABLE && child &&
-			 child->type == RTM_HOP_SWITCH_IN)
+		else if ((cat == RTM_BLAME_RUNNABLE &&
+			  child->type == RTM_HOP_SWITCH_IN) ||
+			 cat == RTM_BLAME_QUEUED)
 			rtm_blame_charge(w, &nw, &other, child, cat, span);
 		next = t;
 		child = h;

@@ -35,7 +35,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	gen = (rtm_ld32(&ch->state) >> 8) + 1;
 	rtm_st32(&ch->ref, 1);
 	rtm_st32(&ch->nhops, 1);
-	rtm_st32(&ch->xflags, 0);
+	/* a re-raise as the root: a REPOLL chain (rtm_repoll.c) */
+	rtm_st32(&ch->xflags, hop_type == RTM_HOP_SOFTIRQ_RAISE ? RTM_CX_REPOLL : 0);
 	rtm_st32(&ch->cand, 0);
 	rtm_st32(&ch->overdue_tgt, RTM_TARGET_NONE);
 	ch->tseq = rtm_ld32(&c->tg.seq);
@@ -47,7 +48,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->pid = hop_pid;
 	h->cpu = (u16)cpu;
 	h->type = (u8)hop_type;
-	h->ctx = RTM_CTX_HARDIRQ;
+	h->ctx = hop_type == RTM_HOP_SOFTIRQ_RAISE ? RTM_CTX_SOFTIRQ :
+						     RTM_CTX_HARDIRQ;
 	h->parent = 0;
 	h->depth = 1;
 	h->comm[0] = 0;
@@ -213,8 +215,12 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 	u32 c1 = rtm_ld32(&rtm_br(c, b1)->chain);
 	u32 c2 = rtm_ld32(&rtm_br(c, b2)->chain);
 	u32 keep = b1, lose = b2, kc = c1;
+	u32 r1 = rtm_ld32(&rtm_chain_of(c, c1)->xflags) & RTM_CX_REPOLL;
+	u32 r2 = rtm_ld32(&rtm_chain_of(c, c2)->xflags) & RTM_CX_REPOLL;
 
-	if (rtm_ld64(&rtm_chain_of(c, c2)->start) <
+	/* a REPOLL chain's start is only a bound: an interrupt's chain wins */
+	if (r1 != r2 ? r1 != 0 :
+	    rtm_ld64(&rtm_chain_of(c, c2)->start) <
 	    rtm_ld64(&rtm_chain_of(c, c1)->start)) {
 		keep = b2;
 		lose = b1;
@@ -255,102 +261,20 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 		if (rtm_cas32(slot, 0, b))
 			return;
 		o = rtm_xchg32(slot, 0);
-		if (o)
+		if (!o)
+			continue;
+		/* a live chain's pass replaces a done one's (kept: re-raise) */
+		if (rtm_branch_done(c, o))
+			rtm_branch_free(c, cpu, o, RTM_C_BR_PRUNED);
+		else
 			b = rtm_merge(c, cpu, b, o);
 	}
 	rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
 
-/*
- * An IRQ thread already awake gets a new interrupt's branch (old: the
- * branch of its pass under way or pending, owned by the caller). The
- * kernel runs the thread's handler again after the pass under way, so
- * old's pass is over, as far as its chain goes, when:
- * - old's chain is done, or old has handed its work on (woke the task
- *   that processes it, raised a softirq: RTM_BF_HANDED): old is closed
- *   (its chain goes on in the branches it forked);
- * - an awake task has begun old's item already (it preempted the thread
- *   after the item was queued: the item waits, rtm_handoff.c): old's pass
- *   handed it on, untraced; old adopts it now (as it would when the pass
- *   blocks).
- * True then (old consumed); false when the thread has not handled old's
- * interrupt yet and will handle both in one pass (rtm_pass_coalesce()).
- */
-bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old)
-{
-	if (rtm_branch_done(c, old)) {
-		rtm_branch_free(c, cpu, old, RTM_C_BR_PRUNED);
-		return true;
-	}
-	if (rtm_br(c, old)->flags & RTM_BF_HANDED) {
-		rtm_branch_free(c, cpu, old, RTM_C_BR_CLOSED);
-		return true;
-	}
-	return rtm_unlikely(rtm_ld32(&c->waitwork_used)) &&
-	       (rtm_br(c, old)->flags & RTM_BF_IRQTHREAD) &&
-	       rtm_waitwork_adopt(c, cpu, old);
-}
-
-/*
- * Both interrupts in old's pass (old owned by the caller): old is kept
- * (its chain started first), the other interrupt is coalesced into it
- * (record flag COALESCED, counted: that interrupt has no record); b, its
- * branch, is freed (0: the caller frees it).
- */
-void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b)
-{
-	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, old)->chain));
-
-	if (!(rtm_ld32(&ch->xflags) & RTM_CX_COALESCED))
-		rtm_or32(&ch->xflags, RTM_CX_COALESCED);
-	rtm_count(c, cpu, RTM_C_IRQ_COALESCED);
-	if (b)
-		rtm_branch_free(c, cpu, b, RTM_C_BR_MERGED);
-}
-
-/* The pass of rtm_pass_over(): returns the branch kept, the other freed. */
-u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b)
-{
-	if (rtm_pass_over(c, cpu, old))
-		return b;
-	rtm_pass_coalesce(c, cpu, old, b);
-	return old;
-}
-
-/*
- * Store the branch of a runnable task: at most one per pid; a second one
- * is merged (older chain wins) or, for an IRQ thread's next pass
- * (pass), by rtm_pass_merge.
- */
-static rtm_always_inline void rtm_task_store(struct rtm_core *c, u32 cpu,
-					     u32 pid, u32 b, bool pass)
-{
-	u32 i, o;
-
-	for (i = 0; i < 4; i++) {
-		switch (rtm_htab_put(&c->tasks, pid, b, &o)) {
-		case 0:
-			return;
-		case 1:
-			b = pass ? rtm_pass_merge(c, cpu, o, b) :
-				   rtm_merge(c, cpu, o, b);
-			continue;
-		default:
-			rtm_count(c, cpu, RTM_C_DROP_TASK);
-			i = 4;
-		}
-	}
-	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
-}
-
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
 {
-	rtm_task_store(c, cpu, pid, b, false);
-}
-
-void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
-{
-	rtm_task_store(c, cpu, pid, b, true);
+	rtm_task_store(c, cpu, pid, b, rtm_merge);
 }
 
 static void rtm_hop_out(struct rtm_rec_hop *o, const struct rtm_hop *h)
@@ -560,7 +484,12 @@ static rtm_always_inline bool rtm_complete(struct rtm_core *c, u32 cpu, u32 b, u
 		s = rtm_ld32(&ch->state);
 	}
 	start = rtm_ld64(&ch->start);
-	if (dl && ts > start && ts - start > dl)
+	/*
+	 * a REPOLL chain starts at the re-raise: data may have come later,
+	 * with no event to show it, so its latency is no verdict
+	 */
+	if (dl && ts > start && ts - start > dl &&
+	    !(rtm_ld32(&ch->xflags) & RTM_CX_REPOLL))
 		flags |= RTM_REC_F_DEADLINE_MISS;
 	/* late for the target it completes for, as reported */
 	if ((s & RTM_CS_OVERDUE) && rtm_ld32(&ch->overdue_tgt) == (u32)target)

@@ -32,7 +32,7 @@ static bool rtm_pow2(u32 x)
 }
 
 struct rtm_layout {
-	size_t cpus, cnt, rings, slots, ovf, tpend, chains, branches, cnext, bnext;
+	size_t cpus, cnt, rings, slots, ovf, tpend, sipass, chains, branches, cnext, bnext;
 	size_t tasks, cookies, total;
 	u32 stride;
 };
@@ -65,6 +65,8 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	off += (size_t)p->ncpus * sizeof(struct rtm_ovf);
 	l->tpend = off;
 	off += (size_t)p->ncpus * 2 * sizeof(struct rtm_tpend);
+	l->sipass = off;
+	off += (size_t)p->ncpus * sizeof(struct rtm_sipass);
 	l->chains = off;
 	off += (size_t)(p->nchains + 1) * l->stride;
 	l->branches = off;
@@ -111,6 +113,7 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	c->branches = (struct rtm_branch *)(base + l.branches);
 	c->ovf = (struct rtm_ovf *)(base + l.ovf);
 	c->tpend = (struct rtm_tpend *)(base + l.tpend);
+	c->sipass = (struct rtm_sipass *)(base + l.sipass);
 	for (k = 0; k < p->ncpus; k++)
 		rtm_ring_init(&c->rings[k], (struct rtm_ring_slot *)(base +
 			      l.slots) + (size_t)k * p->ring_slots,
@@ -253,6 +256,7 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->irq_nowake = v[RTM_C_IRQ_NOWAKE];
 	o->work_untraced = v[RTM_C_WORK_UNTRACED];
 	o->work_handoff = v[RTM_C_WORK_HANDOFF];
+	o->softirq_repoll = v[RTM_C_SOFTIRQ_REPOLL];
 	o->truncated = v[RTM_C_TRUNCATED];
 	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }

@@ -132,6 +132,8 @@ struct rtm_stats {
 				 * it untraced (it was awake already) */
 	__u64 work_handoff;	/* ... and took up an IRQ thread's pass that
 				 * handed nothing traced (followed) */
+	__u64 softirq_repoll;	/* chains started at a softirq's re-raise
+				 * after its IRQ chain completed (REPOLL) */
 };
 
 /* Fill *p with defaults for ncpus cpus. */

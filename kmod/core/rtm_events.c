@@ -189,7 +189,8 @@ static rtm_always_inline void rtm_mark_candidate(struct rtm_core *c, u32 b)
  * pass under way) is then merged with it (rtm_pass_over()). The slot is
  * never left empty, so the thread's switch-out there always finds a
  * branch of it. A slot holding another task's branch means the thread left
- * that cpu meanwhile: b waits in the task table instead.
+ * that cpu meanwhile: b waits in the task table instead. An empty one:
+ * as in rtm_wake_running().
  */
 static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
 			     u32 run_cpu)
@@ -197,8 +198,11 @@ static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
 	rtm_a32 *slot = &c->cpus[run_cpu].task_cur;
 	u32 old = rtm_ld32(slot);
 
+	/* the thread may be on its way to sleep: see rtm_switch_out() */
+	rtm_br(c, b)->flags |= RTM_BF_RUNWAKE;
 	for (;;) {
 		if (old && rtm_racy32(&rtm_br(c, old)->pid) != pid) {
+			rtm_br(c, b)->flags &= ~RTM_BF_RUNWAKE;
 			rtm_task_put_pass(c, cpu, pid, b);
 			return;
 		}
@@ -210,9 +214,10 @@ static void rtm_pass_running(struct rtm_core *c, u32 cpu, u32 b, u32 pid,
 		return;
 	if (rtm_unlikely(rtm_br(c, old)->pid != pid)) {
 		/* the peek raced a reuse of old: give the slot back */
-		if (rtm_cas32(slot, b, old))
+		if (rtm_cas32(slot, b, old)) {
+			rtm_br(c, b)->flags &= ~RTM_BF_RUNWAKE;
 			rtm_task_put_pass(c, cpu, pid, b);
-		else
+		} else
 			rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
 		return;
 	}
@@ -415,17 +420,27 @@ static rtm_always_inline void rtm_softirq_raise(struct rtm_core *c, u32 cpu,
 	pc = &c->cpus[cpu];
 	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_slot_take(slot);
-	if (!sb)
+	if (!sb) {
+		rtm_repoll_raise_none(c, cpu, vec, ctx);
 		return;
+	}
 	if (sb == RTM_TPEND) {
 		/* a non-sleeper timer's callback: chains start at wakeups */
 		rtm_cas32(slot, 0, RTM_TPEND);
+		rtm_repoll_drop(c, cpu, vec);
 		return;
 	}
 	if (rtm_branch_done(c, sb)) {
-		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		if (slot == &pc->si_cur) {
+			rtm_repoll_raise_done(c, cpu, sb, ts, vec);
+		} else {
+			rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+			rtm_repoll_drop(c, cpu, vec);
+		}
 		return;
 	}
+	if (slot == &pc->si_cur)
+		rtm_repoll_raise(c, cpu, sb, ts, vec);
 	nb = rtm_branch_fork(c, cpu, sb);
 	if (nb) {
 		rtm_hop_add(c, cpu, nb, RTM_HOP_SOFTIRQ_RAISE, ctx, vec, NULL,
@@ -464,9 +479,10 @@ void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 	if (!b)
 		return;
 	if (rtm_branch_done(c, b)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		rtm_repoll_enter(c, cpu, b, ts, vec);
 		return;
 	}
+	rtm_repoll_live_entry(c, cpu, vec);
 	rtm_hop_add(c, cpu, b, RTM_HOP_SOFTIRQ_ENTRY, RTM_CTX_SOFTIRQ, vec,
 		    NULL, ts);
 	rtm_slot_replace(c, cpu, &pc->si_cur, b);
@@ -554,10 +570,11 @@ static rtm_always_inline int rtm_end_target(struct rtm_core *c,
  * its other branches, e.g. a work cookie, go on). That cpu may have
  * switched to another task meanwhile: a branch of another task in its slot
  * is never touched (nb waits in the task table: the task's switch_in comes
- * after this wakeup). An empty slot cannot tell; the switch-out of the
- * task found there then drops nb as stale. An IRQ thread in its pass keeps
- * it: another chain's wakeup only ends a wait inside its handler (a lock, a
- * bus transfer: RTM_HOP_WAIT), the pass goes on for its own IRQ's chain.
+ * after this wakeup). An empty slot cannot tell: nb may land there after
+ * the task left, and the next event of another task there finds it
+ * (rtm_runwake_late). An IRQ thread in its pass keeps it: another chain's
+ * wakeup only ends a wait inside its handler (a lock, a bus transfer:
+ * RTM_HOP_WAIT), the pass goes on for its own IRQ's chain.
  */
 static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu)
@@ -607,6 +624,30 @@ left:
 }
 
 /*
+ * Branch b (owned), taken from a cpu's running-task slot by an event of
+ * another task: if a wakeup or IRQ rerun that found its task current
+ * there handed it (RTM_BF_RUNWAKE), it landed after the task had left.
+ * Its task cannot have run its work yet (a wakeup's waker holds the
+ * task's pi_lock until after the hand-off; the kernel marks a rerun's
+ * pass only after it): b waits for the task's next switch_in in the task
+ * table, as the hand-off puts it when it finds the task gone. False: any
+ * other branch (the caller frees it).
+ */
+static bool rtm_runwake_late(struct rtm_core *c, u32 cpu, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+
+	if (!(br->flags & RTM_BF_RUNWAKE) || rtm_branch_done(c, b))
+		return false;
+	br->flags &= ~RTM_BF_RUNWAKE;
+	if (br->flags & RTM_BF_IRQTHREAD)
+		rtm_task_put_pass(c, cpu, br->pid, b);
+	else
+		rtm_task_put(c, cpu, br->pid, b);
+	return true;
+}
+
+/*
  * A wakeup on a cpu with an armed IRQ branch (IRQ_WAKE_THREAD returned):
  * - the branch names its thread: that thread's own wakeup adopts it, in
  *   any context (a child IRQ demultiplexed in a threaded parent handler
@@ -643,6 +684,19 @@ static rtm_always_inline bool rtm_waking_armed(struct rtm_core *c, u32 cpu,
 	return false;
 }
 
+/*
+ * The softirq daemons (ksoftirqd/N; ktimers/N on PREEMPT_RT) run raised
+ * softirqs, which a chain follows from their raise (si_pend). A task wakes
+ * one in task context at the end of a hard IRQ that interrupted it
+ * (irq_exit_rcu()), or after raising a softirq itself: neither wakeup hands
+ * the task's work on (it would mark an IRQ thread's pass as handed on).
+ */
+static bool rtm_softirq_daemon(const char *comm)
+{
+	return comm && (!strncmp(comm, "ksoftirqd/", 10) ||
+			!strncmp(comm, "ktimers/", 8));
+}
+
 static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 					 u64 ts, u32 ctx, u32 waker_pid,
 					 u32 pid, u32 tgid, const char *comm,
@@ -668,11 +722,21 @@ static rtm_always_inline void rtm_waking_body(struct rtm_core *c, u32 cpu,
 		}
 	}
 	if (ctx == RTM_CTX_TASK && waker_pid && rtm_br(c, sb)->pid != waker_pid) {
-		rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
+		if (!rtm_runwake_late(c, cpu, sb))
+			rtm_branch_free(c, cpu, sb, RTM_C_BR_STALE);
 		return;
 	}
 	if (rtm_branch_done(c, sb)) {
-		rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+		if (slot != &pc->si_cur) {
+			rtm_branch_free(c, cpu, sb, RTM_C_BR_PRUNED);
+			return;
+		}
+		sb = rtm_repoll_wake(c, cpu, sb, pid, tgid, comm);
+		if (!sb)
+			return;
+	}
+	if (ctx == RTM_CTX_TASK && rtm_softirq_daemon(comm)) {
+		rtm_slot_putback(c, cpu, slot, sb);
 		return;
 	}
 	nb = rtm_branch_fork(c, cpu, sb);
@@ -791,6 +855,24 @@ static rtm_noinline void rtm_preempt_unfold(struct rtm_branch *br, u64 ts)
 	br->flags &= (u8)~(RTM_BF_FOLDED | RTM_BF_FOLD_BY | RTM_BF_FOLD_BLK);
 }
 
+/*
+ * An IRQ thread blocking in S with a wakeup pending, its branch handed by
+ * a wakeup or rerun that found it current: that pass is still to run only
+ * if the branch has handed nothing on (else the pass ran), no other
+ * branch waits for the thread (a later interrupt's wakeup is the pending
+ * one) and no IRQ-only target ends the chain at this block. In D it waits
+ * mid-pass (hop wait).
+ */
+static bool rtm_irq_pass_pending(struct rtm_core *c, const struct rtm_branch *br,
+				 u32 prev, long prev_state)
+{
+	u64 dl;
+
+	return prev_state == 1 && !(br->flags & RTM_BF_HANDED) &&
+	       !rtm_htab_maybe(&c->tasks, prev) &&
+	       rtm_end_target(c, br, RTM_END_BLOCK, &dl) < 0;
+}
+
 static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 			   u64 ts, u32 prev, long prev_state,
 			   const struct rtm_task_who *next)
@@ -806,7 +888,8 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		return;
 	br = rtm_br(c, b);
 	if (rtm_unlikely(br->pid != prev)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		if (!rtm_runwake_late(c, cpu, b))
+			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 		return;
 	}
 	if (rtm_branch_done(c, b)) {
@@ -818,12 +901,13 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	if (rtm_unlikely(br->flags & RTM_BF_RUNWAKE)) {
 		br->flags &= ~RTM_BF_RUNWAKE;
 		/*
-		 * The wakeup that handed b found the task current, on its way
-		 * to sleep, and is delivered after this switch: b's work is
-		 * still to be done, at the task's next switch_in (as a
-		 * preempted task's), not ended by this block.
+		 * The wakeup (or IRQ rerun) that handed b found the task
+		 * current, on its way to sleep, and is delivered after this
+		 * switch: b's work is still to be done, at the task's next
+		 * switch_in (as a preempted task's), not ended by this block.
 		 */
-		if (pending)
+		if (pending && (!(br->flags & RTM_BF_IRQTHREAD) ||
+				rtm_irq_pass_pending(c, br, prev, prev_state)))
 			prev_state = 0;
 	}
 	if (prev_state == RTM_SWITCH_LOCK_WAIT ||
@@ -961,40 +1045,6 @@ void rtm_ev_switch_asked(struct rtm_core *c, u32 cpu, u64 ts, u32 prev_pid,
 			next_comm, who, ask == RTM_ASK_IN);
 }
 
-static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
-{
-	u64 x = (cookie ^ ((u64)tgid << 32) ^ tgid) * 0x9e3779b97f4a7c15ull;
-	u32 tag = (u32)(x >> 32);
-
-	return tag ? tag : 1;
-}
-
-static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
-{
-	struct rtm_branch *br = rtm_br(c, b), *ob;
-	u32 i, o;
-
-	for (i = 0; i < 4; i++) {
-		o = rtm_htab_take(&c->cookies, tag);
-		if (o) {
-			ob = rtm_br(c, o);
-			if (ob->cookie == br->cookie && ob->tgid == br->tgid) {
-				b = rtm_merge(c, cpu, o, b);
-				br = rtm_br(c, b);
-			} else {
-				/* 32-bit tag collision: rare, documented */
-				rtm_branch_free(c, cpu, o, RTM_C_BR_STALE);
-			}
-			continue;
-		}
-		if (!rtm_htab_insert(&c->cookies, tag, b))
-			return;
-		rtm_count(c, cpu, RTM_C_DROP_COOKIE);
-		break;
-	}
-	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
-}
-
 /*
  * Task pid begins work with no open chain (sb: its branch, done or of
  * another task, or 0): the work reached it with no traced wakeup (it was
@@ -1009,7 +1059,7 @@ static rtm_noinline u32 rtm_work_untraced(struct rtm_core *c, u32 cpu,
 {
 	struct rtm_waitwork *w;
 
-	if (sb)
+	if (sb && (rtm_br(c, sb)->pid == pid || !rtm_runwake_late(c, cpu, sb)))
 		rtm_branch_free(c, cpu, sb, rtm_branch_done(c, sb) ?
 				RTM_C_BR_PRUNED : RTM_C_BR_STALE);
 	sb = rtm_handoff_take(c, cpu, ts, pid, tgid, comm, NULL);
@@ -1025,20 +1075,6 @@ static rtm_noinline u32 rtm_work_untraced(struct rtm_core *c, u32 cpu,
 	/* waiting (published), then look */
 	rtm_fence_full();
 	return rtm_handoff_take(c, cpu, ts, pid, tgid, comm, w);
-}
-
-/* nb, a branch of task nb->pid, becomes work item (tgid, cookie)'s. */
-void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
-			   u32 tgid, u64 cookie)
-{
-	struct rtm_branch *nbr = rtm_br(c, nb);
-
-	nbr->tgid = tgid;
-	nbr->cookie = cookie;
-	nbr->flags |= RTM_BF_COOKIE;
-	rtm_hop_add(c, cpu, nb, RTM_HOP_WORK_BEGIN, RTM_CTX_TASK, nbr->pid,
-		    nbr->comm, ts);
-	rtm_cookie_put(c, cpu, rtm_cookie_tag(tgid, cookie), nb);
 }
 
 void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
@@ -1068,69 +1104,42 @@ void rtm_ev_work_begin(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	rtm_slot_putback(c, cpu, &pc->task_cur, sb);
 }
 
+_Static_assert(RTM_NLASTWORK == 1 << (32 - 26), "lastwork: a 6-bit hash");
+
+/*
+ * Task pid ends work at ts: returns when it last ended work before (0: not
+ * known), to the 1024 ns unit below; it was busy until then.
+ */
+static u64 rtm_lastwork_swap(struct rtm_core *c, u32 pid, u64 ts)
+{
+	const u64 pmask = (1ull << RTM_LW_PID_BITS) - 1;
+	const u64 umask = ~0ull >> RTM_LW_PID_BITS;
+	rtm_a64 *e = &c->lastwork[(pid * 0x9e3779b1u) >> 26];
+	u64 old = rtm_ld64(e), now = ts >> 10, then;
+
+	rtm_st64(e, now << RTM_LW_PID_BITS | (pid & pmask));
+	if (!old || (old & pmask) != (pid & pmask))
+		return 0;
+	then = old >> RTM_LW_PID_BITS;
+	/* the stored units wrap every 2^42 (52 days): then must not be ahead */
+	if (then > (now & umask))
+		return 0;
+	return (now - ((now & umask) - then)) << 10;
+}
+
 void rtm_ev_work_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		     u64 cookie, const char *comm)
 {
+	u64 freed;
+
 	if (!RTM_CPU_OK(c, cpu))
 		return;
+	freed = rtm_lastwork_swap(c, pid, ts);
 	if (rtm_unlikely(rtm_ld32(&c->waitwork_used)))
 		rtm_waitwork_end(c, tgid, cookie, ts);
 	/* the common case, no branch of this item: no call */
 	if (!rtm_htab_maybe(&c->cookies, rtm_cookie_tag(tgid, cookie)))
 		return;
-	rtm_work_end_cookie(c, cpu, ts, pid, tgid, cookie, comm);
+	rtm_work_end_cookie(c, cpu, ts, pid, tgid, cookie, comm, freed);
 }
 
-/*
- * Work item (tgid, cookie) ends at ts, in task pid: its cookie branch,
- * if any, completes (also called by a pass that adopted the item while
- * this work_end ran: rtm_handoff.c).
- */
-void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
-			 u32 tgid, u64 cookie, const char *comm)
-{
-	const struct rtm_tset *t;
-	struct rtm_branch *br;
-	struct rtm_chain *ch;
-	u32 seq, b, tag, mask;
-	u64 wcomm[2], dl;
-	int tid;
-
-	/* (rtm_ev_work_end checked rtm_htab_maybe before the call) */
-	tag = rtm_cookie_tag(tgid, cookie);
-	b = rtm_htab_take(&c->cookies, tag);
-	if (!b)
-		return;
-	br = rtm_br(c, b);
-	if (br->cookie != cookie || br->tgid != tgid) {
-		/* tag collision with another cookie: put it back */
-		if (rtm_htab_insert(&c->cookies, tag, b)) {
-			rtm_count(c, cpu, RTM_C_DROP_COOKIE);
-			rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
-		}
-		return;
-	}
-	if (rtm_branch_done(c, b)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		return;
-	}
-	rtm_comm_load(wcomm, comm);
-	rtm_hop_add(c, cpu, b, RTM_HOP_WORK_END, RTM_CTX_TASK, pid, wcomm, ts);
-	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	do {
-		t = rtm_tset_begin(c, &seq);
-		mask = t->end_mask[RTM_END_WORK_END];
-		/* match the task ending the work, else the dispatcher */
-		tid = rtm_target_match(t, mask, ch->kind, ch->source, pid,
-				       tgid, comm ? wcomm : NULL);
-		if (tid < 0)
-			tid = rtm_target_match(t, mask, ch->kind, ch->source,
-					       br->pid, br->tgid, br->comm);
-		dl = tid >= 0 ? t->t[tid].dl_emit : 0;
-	} while (rtm_tset_retry(c, seq));
-	if (tid < 0) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
-		return;
-	}
-	rtm_complete_free(c, cpu, b, ts, tid, dl, pid, tgid, wcomm);
-}

@@ -8,14 +8,11 @@
  * the entry point takes. The sched_waking and sched_switch probes, the
  * busiest, first ask a gate (rtm_*_gate()): a superset of the question for
  * every context at once, with no core pointer to follow. Inline, a probe's
- * common path is a few loads and no call (tests/bench/icount, guest
- * instructions per no-chain hit: 137 when the clock was read first, 46.6
- * with the questions, 28.2 with the gates, 19.5 for the bare tracepoint
- * call). A "no" is final: the event would change nothing
- * (tests/core/fuzz_core compares the core's memory byte for byte, and
- * checks that a gate lets through what its question wants). A "yes" is
- * asked again by the entry point. Lock-free reads of the cpu's own slots,
- * of the task table's live count and of the target filter.
+ * common path is a few loads and no call. A "no" is final: the event would
+ * change nothing (tests/core/fuzz_core compares the core's memory byte for
+ * byte, and checks that a gate lets through what its question wants). A
+ * "yes" is asked again by the entry point. Lock-free reads of the cpu's
+ * own slots, of the task table's live count and of the target filter.
  *
  * This header shows the core's private layout (rtm_internal.h): only the
  * core and the kernel probes include it.
@@ -170,10 +167,16 @@ static inline bool rtm_timer_exit_wanted(struct rtm_core *c, u32 cpu,
 
 /* rtm_ev_softirq_raise() */
 static inline bool rtm_softirq_raise_wanted(struct rtm_core *c, u32 cpu,
-					    u32 ctx)
+					    u32 ctx, u32 vec)
 {
-	return RTM_CPU_OK(c, cpu) &&
-	       rtm_ld32(rtm_ctx_slot(&c->cpus[cpu], ctx)) != 0;
+	struct rtm_cpu *pc;
+
+	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
+		return false;
+	pc = &c->cpus[cpu];
+	/* a pending branch: a raise by anything else may drop it */
+	return (rtm_ld32(rtm_ctx_slot(pc, ctx)) |
+		rtm_ld32(&pc->si_pend[vec])) != 0;
 }
 
 /* rtm_ev_softirq_entry() */

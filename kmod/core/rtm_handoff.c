@@ -40,8 +40,7 @@
  *
  * The two sides meet on different cpus at nearly the same time (the task
  * takes the item up while the pass that queued it returns), so neither
- * may look before it publishes (CI, gpio-loopback on the debug kernel:
- * one chain of 1000 lost, each side having found the other's table
+ * may look before it publishes (else each side may find the other's table
  * empty). Each side publishes first, then looks, with a full barrier
  * between: the work_begin's item waits before it looks for a parked pass
  * (rtm_work_untraced), the pass is parked before it looks for a waiting
@@ -356,7 +355,7 @@ struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
 	const struct rtm_tset *t;
 	struct rtm_waitwork *w;
 	u64 wcomm[2];
-	u32 seq, i;
+	u32 seq, i, n;
 	bool want;
 
 	/* some work_end target names an IRQ by number (tg.handoff_irq) */
@@ -368,6 +367,12 @@ struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
 		want = rtm_target_maybe(t, RTM_END_WORK_END, wcomm);
 	} while (rtm_tset_retry(c, seq));
 	if (!want)
+		return NULL;
+	/* a process cannot take every slot from the others */
+	for (i = 0, n = 0; i < RTM_NWAITWORK; i++)
+		n += rtm_ld32(&c->waitwork[i].state) != RTM_WW_FREE &&
+		     rtm_ld32(&c->waitwork[i].tgid) == tgid;
+	if (n >= RTM_NWAITWORK_TGID)
 		return NULL;
 	for (i = 0; i < RTM_NWAITWORK; i++) {
 		w = &c->waitwork[i];
@@ -428,7 +433,7 @@ static void rtm_waitwork_release(struct rtm_core *c, u32 cpu,
 	end = rtm_ld64(&w->end_ts);
 	rtm_waitwork_free(c, w);
 	rtm_work_end_cookie(c, cpu, end, pid, tgid, cookie,
-			    (const char *)comm);
+			    (const char *)comm, 0);
 }
 
 /*
@@ -496,9 +501,9 @@ bool rtm_waitwork_adopt(struct rtm_core *c, u32 cpu, u32 b)
 		 * The path goes on from the pass's last hop before the item
 		 * was begun: hops of the pass after that (the thread switched
 		 * in again after the task preempted it) are not on the item's
-		 * path, and the item keeps its own times. (Clamping the item
-		 * to the pass's last hop moved its end past the real
-		 * work_end: CI, gpio-loopback at priority 80, 123 us.)
+		 * path, and the item keeps its own times. (Clamped to the
+		 * pass's last hop instead, the item's end could fall after
+		 * the real work_end.)
 		 */
 		rtm_handoff_rewind(ch, br, st);
 		/* the hops where the task took the item up (its cpu) */

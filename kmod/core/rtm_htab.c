@@ -9,9 +9,9 @@
  * four 16-bit counters (incremented before a slot is claimed, decremented
  * after it is freed), so a lookup of a key that is not present costs one
  * multiply and one load when its bucket is empty, and mostly stops at its
- * counter when the bucket is used (one count for the bucket made an
- * untracked task's switch take the slow path in 6 cases of 10 with 960
- * chains waiting: tests/bench/core, open-chains curve).
+ * counter when the bucket is used (with one count for the whole bucket,
+ * an untracked task's switch would take the slow path whenever its bucket
+ * holds any key).
  */
 #include "rtm_internal.h"
 
@@ -102,7 +102,7 @@ int rtm_htab_put(struct rtm_htab *h, u32 key, u32 branch, u32 *old)
 
 	/*
 	 * rtm_htab_fp(key) where it is used, not once up front: held across
-	 * the scan it cost a saved register (+1 instruction a transition)
+	 * the scan it costs a saved register
 	 */
 	if (!rtm_ld64(&bk->occ)) {
 		empty = 0;		/* empty bucket: nothing to merge */

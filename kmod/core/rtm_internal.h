@@ -79,7 +79,7 @@ struct rtm_htab {
 	 * (no woken task waiting to run, no preempted tracked task), so that
 	 * a switch asks one word (rtm_switch_gate()), not a bucket. Shared
 	 * by every cpu: with chains open on many cpus its line moves at
-	 * every insert and removal (instruction counts cannot show it).
+	 * every insert and removal.
 	 * First, so that its updates are one instruction at the table's
 	 * address.
 	 */
@@ -102,7 +102,7 @@ static inline u32 rtm_hash32(u32 key, u32 shift)
  * the pids' sequence: worse on runs of pids). 16 bits a counter: the used
  * slots (7 at most) and the claims in flight (one per cpu and context)
  * never carry into the next. The counter's unit and mask come from a
- * table: a load, where shifts by the index took three instructions.
+ * table: a load, not shifts by the index.
  */
 static inline u32 rtm_htab_fp(u32 key)
 {
@@ -371,8 +371,18 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 
 /* parked IRQ-thread branches awaiting a work_begin (rtm_handoff.c) */
 #define RTM_NHANDOFF		16
+
+/*
+ * The last work_end of a task, in a slot its pid hashes to: one word, the
+ * time in 1024 ns units above the pid's low RTM_LW_PID_BITS (a task's next
+ * work_end finds how long its item waited for it: RTM_HOP_QUEUED). Tasks
+ * sharing a slot evict each other: the item's wait is then not known.
+ */
+#define RTM_NLASTWORK		64
+#define RTM_LW_PID_BITS		22	/* PID_MAX_LIMIT: 4M */
 /* work begun with no chain, awaiting an IRQ thread's pass (rtm_handoff.c) */
 #define RTM_NWAITWORK		16
+#define RTM_NWAITWORK_TGID	8	/* of them waiting for one process */
 
 /*
  * state: 0 free, 1 owned (being written or taken), 2 begun (waiting),
@@ -403,7 +413,9 @@ struct rtm_waitwork {
 #define RTM_CX_DROPPED		RTM_REC_F_DROPPED_HOPS
 #define RTM_CX_MERGED		RTM_REC_F_MERGED
 #define RTM_CX_COALESCED	RTM_REC_F_COALESCED
-#define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | RTM_CX_COALESCED)
+#define RTM_CX_REPOLL		RTM_REC_F_REPOLL
+#define RTM_CX_RECORD		(RTM_CX_DROPPED | RTM_CX_MERGED | \
+				 RTM_CX_COALESCED | RTM_CX_REPOLL)
 
 struct rtm_chain {
 	rtm_a32 state;
@@ -430,8 +442,9 @@ struct rtm_chain {
 					 * a softirq, began work) since it
 					 * became this task's branch: an IRQ
 					 * thread's pass has handed its work on */
-#define RTM_BF_RUNWAKE		0x04	/* handed by a wakeup that found the
-					 * task current (rtm_wake_running),
+#define RTM_BF_RUNWAKE		0x04	/* handed by a wakeup or an IRQ rerun
+					 * that found the task current
+					 * (rtm_wake_running, rtm_pass_running),
 					 * no switch of the task since */
 #define RTM_BF_FOLDED		0x08	/* preempted, the preemption folded
 					 * (pre_at): no hop at its switch_in */
@@ -509,6 +522,29 @@ struct rtm_tpend {
 
 _Static_assert(sizeof(struct rtm_tpend) == 32, "rtm_tpend: 2 per 64 bytes");
 
+/*
+ * A softirq pass that raises its own vector again while its IRQ chain is
+ * done (mainline NAPI polling on: the next pass, often in ksoftirqd,
+ * hands on data no interrupt announced) keeps the done branch in si_pend,
+ * then si_cur, for a chain of its own (rtm_repoll.c). Written by the
+ * cpu's own probes only: the tick never writes it.
+ */
+struct rtm_sipass {
+	u64 reraise[RTM_NR_SOFTIRQ];	/* a pass of vec raised vec then */
+	u64 repoll;		/* the running pass was that re-raise's (0: no) */
+	u64 entry;		/* the running pass's softirq entry */
+	u32 vec;		/* the running pass's vector */
+	u32 passes;		/* re-raised passes waking no target since */
+	u32 kept;		/* bit vec: si_pend[vec] kept by this cpu's
+				 * last pass of vec, maybe still running */
+	u32 pad[5];
+};
+
+/* a kept re-raise goes on through at most this many re-raised passes */
+#define RTM_REPOLL_PASSES	3
+
+_Static_assert(sizeof(struct rtm_sipass) % 64 == 0, "rtm_sipass: cache lines");
+
 /* A slot's value names a branch (not empty, not RTM_TPEND). */
 static inline bool rtm_slot_branch(u32 v)
 {
@@ -533,7 +569,7 @@ enum rtm_cnt {
 	RTM_C_DROP_BRANCH, RTM_C_DROP_TASK, RTM_C_DROP_COOKIE, RTM_C_DROP_HOPS,
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
-	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED,
+	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED, RTM_C_SOFTIRQ_REPOLL,
 	RTM_C_NR
 };
 
@@ -547,7 +583,7 @@ struct rtm_ovf {
 	rtm_a32 busy;
 	u32 pad[15];
 	struct rtm_record rec;
-	u64 pad1[2];
+	u64 pad1[1];
 };
 
 _Static_assert(sizeof(struct rtm_ovf) % 64 == 0, "rtm_ovf: 64-byte stride");
@@ -579,12 +615,15 @@ struct rtm_core {
 	rtm_notify_fn_t notify;		/* likewise */
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
 	struct rtm_tpend *tpend;	/* 2 per cpu: [0] soft, [1] hard */
+	struct rtm_sipass *sipass;	/* per cpu (rtm_repoll.c) */
 	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
 					 * nothing traced (rtm_handoff.c) */
 	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact
 					 * once events stop (a hint meanwhile) */
 	struct rtm_waitwork waitwork[RTM_NWAITWORK];
 	rtm_a32 waitwork_used;		/* like handoff_used */
+	/* written by every work_end: its own lines, apart from the above */
+	rtm_a64 lastwork[RTM_NLASTWORK] rtm_cacheline_aligned;
 };
 
 static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
@@ -749,7 +788,19 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
+/* rtm_repoll.c: a softirq pass re-raised after its IRQ chain completed */
+bool rtm_repoll_young(struct rtm_core *c, u32 b, u64 now);
+void rtm_repoll_live_entry(struct rtm_core *c, u32 cpu, u32 vec);
+void rtm_repoll_drop(struct rtm_core *c, u32 cpu, u32 vec);
+void rtm_repoll_raise_none(struct rtm_core *c, u32 cpu, u32 vec, u32 ctx);
+void rtm_repoll_raise(struct rtm_core *c, u32 cpu, u32 sb, u64 ts, u32 vec);
+void rtm_repoll_raise_done(struct rtm_core *c, u32 cpu, u32 sb, u64 ts,
+			   u32 vec);
+void rtm_repoll_enter(struct rtm_core *c, u32 cpu, u32 b, u64 ts, u32 vec);
+u32 rtm_repoll_wake(struct rtm_core *c, u32 cpu, u32 sb, u32 pid, u32 tgid,
+		    const char *comm);
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+/* rtm_pass.c */
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old);
 void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b);
@@ -796,12 +847,11 @@ void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br,
 
 /*
  * A hop of branch b, after its tip. Inline: every transition adds one,
- * and a call with eight arguments cost more than the stores themselves
- * (tests/bench/core: 10 instructions per event). The slot is reserved
- * here; the hop is published with the branch's hand-over. True: b is a
- * task's wakeup that is not to be followed, the chain having gone past
- * RTM_FOLLOW_HOPS_X times its hop slots to a task no target may want; the
- * caller frees b.
+ * and a call with eight arguments costs more than the stores themselves.
+ * The slot is reserved here; the hop is published with the branch's
+ * hand-over. True: b is a task's wakeup that is not to be followed, the
+ * chain having gone past RTM_FOLLOW_HOPS_X times its hop slots to a task
+ * no target may want; the caller frees b.
  */
 static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 				  u32 type, u32 ctx, u32 pid, const u64 *comm,
@@ -857,10 +907,19 @@ static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 }
 void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
 void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);
+/* rtm_work.c */
+static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
+{
+	u64 x = (cookie ^ ((u64)tgid << 32) ^ tgid) * 0x9e3779b97f4a7c15ull;
+	u32 tag = (u32)(x >> 32);
+
+	return tag ? tag : 1;
+}
+
 void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			   u32 tgid, u64 cookie);
 void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
-			 u32 tgid, u64 cookie, const char *comm);
+			 u32 tgid, u64 cookie, const char *comm, u64 freed);
 void rtm_complete_free(struct rtm_core *c, u32 cpu, u32 b, u64 ts,
 		       int target, u64 deadline, u32 pid, u32 tgid,
 		       const u64 *comm);
@@ -897,6 +956,31 @@ static inline u32 rtm_slot_take(rtm_a32 *slot)
 	if (!rtm_ld32(slot))
 		return 0;
 	return rtm_xchg32(slot, 0);
+}
+
+/*
+ * Store the branch of a runnable task: at most one per pid; a second one
+ * is merged by merge (rtm_merge: the older chain wins; rtm_pass_merge: an
+ * IRQ thread's next pass), a constant once inlined.
+ */
+static rtm_always_inline void rtm_task_store(struct rtm_core *c, u32 cpu, u32 pid, u32 b,
+					     u32 (*merge)(struct rtm_core *, u32, u32, u32))
+{
+	u32 i, o;
+
+	for (i = 0; i < 4; i++) {
+		switch (rtm_htab_put(&c->tasks, pid, b, &o)) {
+		case 0:
+			return;
+		case 1:
+			b = merge(c, cpu, o, b);
+			continue;
+		default:
+			rtm_count(c, cpu, RTM_C_DROP_TASK);
+			i = 4;
+		}
+	}
+	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
 }
 
 #endif /* RTM_INTERNAL_H */

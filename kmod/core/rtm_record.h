@@ -13,7 +13,8 @@
 
 #include <linux/types.h>
 
-#define RTM_REC_VERSION		4	/* 2: cookie; 3: timer_kind; 4: blame */
+#define RTM_REC_VERSION		5	/* 2: cookie; 3: timer_kind; 4: blame;
+					 * 5: queued */
 #define RTM_REC_MAX_HOPS	16
 #define RTM_COMM_LEN		16
 
@@ -65,6 +66,14 @@
 					 * both in one pass, that interrupt has
 					 * no record of its own (counted as
 					 * irq_coalesced) */
+#define RTM_REC_F_REPOLL	0x0200	/* started at a softirq's re-raise
+					 * by its own pass after the IRQ's
+					 * chain had completed (NAPI polling
+					 * on): the data that pass handled
+					 * came with no interrupt of its own,
+					 * maybe after the re-raise, so the
+					 * latency is an upper bound: never
+					 * DEADLINE_MISS nor TIMEOUT */
 
 /* hop.type */
 #define RTM_HOP_IRQ		1	/* hard IRQ entry; pid = irq number */
@@ -92,6 +101,11 @@
 					 * pid/comm = the task */
 #define RTM_HOP_PREEMPT		15	/* the chain's task preempted (switched
 					 * out runnable): pid/comm = that task */
+#define RTM_HOP_QUEUED		16	/* the task ending a work item ended
+					 * earlier work then (to 1024 ns
+					 * below), after the item began: the
+					 * item waited for it until then;
+					 * pid/comm = that task */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0
@@ -118,16 +132,23 @@
 					 * full), or a TIMEOUT report (the
 					 * chain still open: its completion
 					 * record has the blame) */
-#define RTM_BLAME_NR		8
+#define RTM_BLAME_QUEUED	8	/* a work item waiting for the task
+					 * that ends it, busy with earlier
+					 * work (or preempted meanwhile: a
+					 * snapshot tells); after UNKNOWN,
+					 * indexes stay those of version 4 */
+#define RTM_BLAME_NR		9
 #define RTM_BLAME_NAMES_INIT {						\
 	[RTM_BLAME_SOURCE] = "source", [RTM_BLAME_HANDLER] = "handler",	\
 	[RTM_BLAME_SOFTIRQ] = "softirq", [RTM_BLAME_RUNNABLE] = "runnable",	\
 	[RTM_BLAME_RUNNING] = "running", [RTM_BLAME_PREEMPTED] = "preempted",	\
-	[RTM_BLAME_BLOCKED] = "blocked", [RTM_BLAME_UNKNOWN] = "unknown" }
+	[RTM_BLAME_BLOCKED] = "blocked", [RTM_BLAME_UNKNOWN] = "unknown",	\
+	[RTM_BLAME_QUEUED] = "queued" }
 /*
  * The tasks that held the cpu while the chain's task waited for it
  * (runnable: the task switched out for it; preempted: the task that took
- * its cpu), largest first; culprit_other_ns: the rest of that time.
+ * its cpu), and the tasks a work item waited for (queued), largest first;
+ * culprit_other_ns: the rest of that time.
  */
 #define RTM_REC_CULPRITS	4
 #define RTM_PRIO_UNKNOWN	0xff	/* culprit.prio: not known */
@@ -135,8 +156,8 @@
 struct rtm_rec_culprit {
 	__u64 ns;			/* time charged to this task */
 	__u32 pid;			/* 0: unused entry */
-	__u8 category;			/* RTM_BLAME_RUNNABLE or _PREEMPTED
-					 * (of its largest share) */
+	__u8 category;			/* RTM_BLAME_RUNNABLE, _PREEMPTED or
+					 * _QUEUED (of its largest share) */
 	__u8 prio;			/* kernel prio: 0-99 real-time (99 -
 					 * rt priority), 100-139 normal (120 +
 					 * nice); RTM_PRIO_UNKNOWN */
@@ -186,7 +207,7 @@ struct rtm_record {
 
 _Static_assert(sizeof(struct rtm_rec_hop) == 32, "rtm_rec_hop layout");
 _Static_assert(sizeof(struct rtm_rec_culprit) == 32, "rtm_rec_culprit layout");
-_Static_assert(sizeof(struct rtm_rec_blame) == 200, "rtm_rec_blame layout");
-_Static_assert(sizeof(struct rtm_record) == 816, "rtm_record layout");
+_Static_assert(sizeof(struct rtm_rec_blame) == 208, "rtm_rec_blame layout");
+_Static_assert(sizeof(struct rtm_record) == 824, "rtm_record layout");
 
 #endif /* RTM_RECORD_H */

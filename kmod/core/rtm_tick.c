@@ -25,7 +25,8 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 	start = rtm_ld64(&ch->start);
 	age = now > start ? now - start : 0;
 	aged = expire_all || age > c->p.max_age_ns;
-	overdue = !expire_all && min_dl && !(s & RTM_CS_OVERDUE) && age > min_dl;
+	overdue = !expire_all && min_dl && !(s & RTM_CS_OVERDUE) && age > min_dl &&
+		  !(rtm_ld32(&ch->xflags) & RTM_CX_REPOLL);	/* re-checked */
 	if (!aged && !overdue)
 		return;
 	if (!rtm_chain_get_live(c, ci))
@@ -34,6 +35,9 @@ static void rtm_tick_chain(struct rtm_core *c, u32 cpu, u32 ci, u64 now,
 	s2 = rtm_ld32_acq(&ch->state);
 	if ((s2 >> 8) != (s >> 8) || !(s2 & RTM_CS_LIVE) || (s2 & RTM_CS_DONE))
 		goto out;
+	/* a REPOLL chain's start is an upper bound: never a verdict */
+	if (overdue && (rtm_ld32(&ch->xflags) & RTM_CX_REPOLL))
+		overdue = false;
 	if (overdue && !(s2 & RTM_CS_OVERDUE)) {
 		/* the smallest deadline among the targets it may be late for */
 		rtm_target_chain_deadline(c, ch->kind, ch->source,
@@ -82,6 +86,26 @@ static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
 		rtm_slot_putback(c, cpu, slot, v);
 }
 
+/* si_cur, si_pend: a done branch may be kept for a re-raise (rtm_repoll.c) */
+static void rtm_tick_si_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
+			     u64 now, bool all)
+{
+	u32 v = rtm_ld32(slot);
+
+	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v) ||
+	    (!all && rtm_repoll_young(c, v, now)))
+		return;
+	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_PEEKED);
+	if (!rtm_cas32(slot, v, 0))
+		return;
+	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_TAKEN);
+	/* never put back done: the slot may belong to another pass by now */
+	if (rtm_branch_done(c, v))
+		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
+	else
+		rtm_slot_putback(c, cpu, slot, v);
+}
+
 static void rtm_tick_bucket_way(struct rtm_core *c, u32 cpu,
 				struct rtm_htab *h, u32 i, u32 w)
 {
@@ -99,7 +123,8 @@ static void rtm_tick_bucket_way(struct rtm_core *c, u32 cpu,
 	}
 }
 
-static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, bool all)
+static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, u64 now,
+			       bool all)
 {
 	struct rtm_cpu *pc = &c->cpus[k];
 	u32 i;
@@ -117,11 +142,11 @@ static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, bool all)
 	rtm_tick_slot(c, cpu, &pc->hi_cur);
 	rtm_tick_slot(c, cpu, &pc->hi_timer);
 	rtm_tick_slot(c, cpu, &pc->hi_armed);
-	rtm_tick_slot(c, cpu, &pc->si_cur);
+	rtm_tick_si_slot(c, cpu, &pc->si_cur, now, all);
 	rtm_tick_slot(c, cpu, &pc->si_timer);
 	rtm_tick_slot(c, cpu, &pc->task_cur);
 	for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-		rtm_tick_slot(c, cpu, &pc->si_pend[i]);
+		rtm_tick_si_slot(c, cpu, &pc->si_pend[i], now, all);
 }
 
 /* The scan, in this order; each unit is one step of rtm_tick_run(). */
@@ -230,7 +255,7 @@ int rtm_tick_run(struct rtm_core *c, __u32 cpu, struct rtm_tick_pos *t,
 			rtm_tick_chain(c, cpu, t->i, t->now, t->min_dl, all);
 			break;
 		case RTM_TICK_SLOTS:
-			rtm_tick_cpu_slots(c, cpu, t->i, all);
+			rtm_tick_cpu_slots(c, cpu, t->i, t->now, all);
 			break;
 		case RTM_TICK_HANDOFF:
 			rtm_handoff_tick(c, cpu);

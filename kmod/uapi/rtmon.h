@@ -17,7 +17,11 @@
  * read() blocks until a record is there unless O_NONBLOCK (-EAGAIN); poll()
  * reports POLLIN when records wait. Only one open file may read records at a
  * time (-EBUSY for a second reader): records are consumed by reading, and the
- * one reader (normally rtmond) must see all of them. Every record carries a
+ * one reader (normally rtmond) must see all of them. Reading (read, poll,
+ * RTMON_IOC_READ_MODE, RTMON_IOC_ACK) needs CAP_PERFMON or CAP_SYS_ADMIN in
+ * the opener's credentials (-EPERM): the device's group may mark work
+ * (RTMON_IOC_WORK_BEGIN/END) and read the targets, not take the records.
+ * Every record carries a
  * global sequence number: a gap means records were lost (ring overflow,
  * counted in the counters).
  *
@@ -181,7 +185,12 @@ struct rtmon_counters {
 	 * sequence is always a loss). Zero from older modules (reserved there).
 	 */
 	__u64 records_skipped;
-	__u64 reserved[1];
+	/*
+	 * Chains started at a softirq's re-raise by its own pass after the
+	 * IRQ's chain had completed (record flag REPOLL: a NAPI poll going on
+	 * in ksoftirqd). Zero from older modules (reserved there).
+	 */
+	__u64 softirq_repoll;
 };
 
 #define RTMON_IOC_MAGIC		0xb7

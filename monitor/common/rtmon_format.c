@@ -247,6 +247,8 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		json_array_append_new(flags, json_string("merged"));
 	if (r->flags & RTM_REC_F_COALESCED)
 		json_array_append_new(flags, json_string("coalesced"));
+	if (r->flags & RTM_REC_F_REPOLL)
+		json_array_append_new(flags, json_string("repoll"));
 
 	hops = json_array();
 	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
@@ -397,6 +399,7 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 		{ RTM_REC_F_WAS_OVERDUE, "was_overdue" }, { RTM_REC_F_TRUNCATED, "truncated" },
 		{ RTM_REC_F_DROPPED_HOPS, "dropped_hops" }, { RTM_REC_F_MERGED, "merged" },
 		{ RTM_REC_F_COALESCED, "coalesced" },
+		{ RTM_REC_F_REPOLL, "repoll" },
 	};
 	struct jline b = { .p = buf, .len = len };
 	char comm[RTMON_COMM_TEXT], who[96];

@@ -46,7 +46,7 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
  * what json_dumps(JSON_COMPACT) gives for rtmon_record_json(), with
  * "read_ns", "boot_id" (when not "") and "load_id" (when not NULL) added,
  * and a newline; without building jansson's objects (rtmond's writer
- * writes one per record: 60,000 instructions a line through jansson).
+ * writes one per record, and those objects cost many times the line).
  * Returns the line's length, or 0 when it does not fit in len or a string
  * is not valid UTF-8 (the caller then takes jansson's path, which refuses
  * such a string as it always did).

@@ -670,6 +670,12 @@ static void stretch(struct rtx_ctx *x, const struct rtx_hop *p,
 		/* raised until it runs: who ran on that cpu */
 		cpu_split(x, h->cpu, a, b, 0, RTX_RUNNABLE, RTX_RUNNABLE);
 		return;
+	case RTM_HOP_QUEUED:
+		/* the module saw the worker end earlier work at b: busy till then */
+		x->busy = 1;
+		task_split(x, h->pid, h->comm, a, b, T_RUNNING, h->cpu, NULL);
+		x->busy = 0;
+		return;
 	case RTM_HOP_WORK_END:
 	case RTM_HOP_HANDOFF:
 		if (h->pid != p->pid) {

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -394,9 +395,31 @@ static int fts_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* Does this header line say the buffer lost events (overran)? */
+static int fts_overrun_line(const char *s, const char *e)
+{
+	static const char entries[] = "# entries-in-buffer/entries-written:";
+	static const char started[] = "##### CPU ";
+	unsigned long long in, written;
+	char line[128];
+	size_t l = (size_t)(e - s);
+
+	if (l >= sizeof(line))
+		return 0;
+	memcpy(line, s, l);
+	line[l] = 0;
+	if (!strncmp(line, started, sizeof(started) - 1))
+		return strstr(line, " buffer started") != NULL;
+	if (strncmp(line, entries, sizeof(entries) - 1))
+		return 0;
+	return sscanf(line + sizeof(entries) - 1, " %llu/%llu", &in, &written) == 2 && written > in;
+}
+
 int fts_parse(struct fts_trace *t, const char *buf, size_t len)
 {
 	const char *s = buf, *e = buf + len, *nl;
+	unsigned char seen[FTS_MAX_CPUS] = { 0 };
+	uint64_t all_cpus = 0;	/* the latest of the cpus' first events */
 	struct fts_event ev;
 	size_t i;
 	int r;
@@ -409,6 +432,8 @@ int fts_parse(struct fts_trace *t, const char *buf, size_t len)
 		t->lines++;
 		memset(&ev, 0, sizeof(ev));
 		r = fts_line(&ev, s, nl);
+		if (r == 1 && !t->overrun && fts_overrun_line(s, nl))
+			t->overrun = 1;
 		if (r < 0) {
 			t->bad_lines++;
 			if (!t->first_bad)
@@ -438,7 +463,14 @@ int fts_parse(struct fts_trace *t, const char *buf, size_t len)
 			t->first_ts = t->ev[i].ts;
 		if (t->ev[i].ts > t->last_ts)
 			t->last_ts = t->ev[i].ts;
+		/* sorted by time: each cpu's first event is its first seen */
+		if (!seen[t->ev[i].cpu]) {
+			seen[t->ev[i].cpu] = 1;
+			all_cpus = t->ev[i].ts;
+		}
 	}
+	if (t->overrun && t->n)
+		t->first_ts = all_cpus;
 	return 0;
 }
 

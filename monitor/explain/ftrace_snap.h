@@ -62,7 +62,14 @@ struct fts_trace {
 	unsigned int ncpus;	/* highest cpu seen + 1 */
 	unsigned long lines, bad_lines;
 	unsigned long first_bad;	/* line number, 0: none */
-	uint64_t first_ts, last_ts;	/* of the events read */
+	/*
+	 * first_ts: from when every cpu's events are there. When the buffer
+	 * overran (the header's entries-written above entries-in-buffer, or
+	 * a "CPU N buffer started" mark), each cpu lost its oldest events up
+	 * to its own first one: the latest of those firsts.
+	 */
+	uint64_t first_ts, last_ts;
+	int overrun;
 };
 
 /*

@@ -76,6 +76,10 @@ static int rtmon_mark(unsigned long cmd, uint64_t cookie)
 	return ioctl(rtmon_marker_fd, cmd, &w) ? -errno : 0;
 }
 
+/*
+ * Both lttng-ust markers come before their ioctl: the work_end ioctl ends
+ * the chain, and the snapshot a miss triggers must already hold its marker.
+ */
 int rtmon_work_begin(uint64_t cookie)
 {
 	lttng_ust_tracepoint(rtmon, work_begin, cookie);
@@ -84,10 +88,8 @@ int rtmon_work_begin(uint64_t cookie)
 
 int rtmon_work_end(uint64_t cookie)
 {
-	int ret = rtmon_mark(RTMON_IOC_WORK_END, cookie);
-
 	lttng_ust_tracepoint(rtmon, work_end, cookie);
-	return ret;
+	return rtmon_mark(RTMON_IOC_WORK_END, cookie);
 }
 
 /* ---- control ---- */
@@ -327,6 +329,7 @@ const char *rtmon_hop_name(uint32_t type)
 		[RTM_HOP_HANDOFF] = "handoff",
 		[RTM_HOP_WAIT] = "wait",
 		[RTM_HOP_PREEMPT] = "preempt",
+		[RTM_HOP_QUEUED] = "queued",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ?

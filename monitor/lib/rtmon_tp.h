@@ -2,7 +2,7 @@
 /*
  * rtmon_tp.h - librtmon's lttng-ust tracepoint provider "rtmon":
  * rtmon:work_begin and rtmon:work_end, each with the work item's cookie,
- * emitted by rtmon_work_begin()/rtmon_work_end() next to the ioctl, so the
+ * emitted by rtmon_work_begin()/rtmon_work_end() just before the ioctl, so the
  * markers appear in LTTng user-space traces on the same clock
  * (CLOCK_MONOTONIC) as rtmon's records.
  */

@@ -441,6 +441,7 @@ static void flags_str(char *buf, size_t len, __u32 f)
 		{ RTM_REC_F_MERGED, "MERGED" },
 		{ RTM_REC_F_COOKIE, "COOKIE" },
 		{ RTM_REC_F_COALESCED, "COALESCED" },
+		{ RTM_REC_F_REPOLL, "REPOLL" },
 	};
 	size_t i;
 
@@ -827,6 +828,7 @@ static void print_counters(__u32 leaks)
 			{ "irq_nowake", s.irq_nowake },
 			{ "work_untraced", s.work_untraced },
 			{ "work_handoff", s.work_handoff },
+			{ "softirq_repoll", s.softirq_repoll },
 		};
 
 		if (opt.json)

@@ -502,6 +502,9 @@ out:
  * parent exits with the child's status, or reports a crash as an input
  * error (the spool, with any partial result, is dropped).
  */
+/* libtracecmd 3.1 also blocks for good opening some corrupt files */
+#define DAT_OPEN_S	8
+
 static void dat_isolate(void)
 {
 	pid_t pid;
@@ -529,6 +532,9 @@ static void dat_isolate(void)
 		raise(SIGPIPE);
 		exit(1);
 	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		input_error("libtracecmd did not finish opening this file in %d s: corrupt data?",
+			    DAT_OPEN_S);
 	input_error("libtracecmd crashed reading this file (signal %d): corrupt data?",
 		    WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
@@ -570,7 +576,9 @@ static void dat_file(const char *path)
 	rx_where = where_dat;
 	dat_isolate();
 	dat_check_tail(path);
+	alarm(DAT_OPEN_S);	/* the parent reports the child's SIGALRM */
 	dat_open(path);
+	alarm(0);
 	evs = calloc(MAX_EVENT_ID, sizeof(*evs));
 	per_cpu = calloc((size_t)tracecmd_cpus(handle), sizeof(*per_cpu));
 	last_cpu_ts = calloc((size_t)tracecmd_cpus(handle), sizeof(*last_cpu_ts));

@@ -38,6 +38,21 @@ static int parse_thread_run(const char *v)
 	input_error("bad thread_run '%s' (asleep|runnable|CPU)", v);
 }
 
+/*
+ * waking run=: where the module found the woken task when it read it,
+ * asleep (-1) or running on CPU; default: from the switch events
+ */
+static int parse_waking_run(const char *v)
+{
+	__u64 x;
+
+	if (!strcmp(v, "asleep"))
+		return -1;
+	if (parse_u64(v, &x) && x < NCPU_MAX_RUN)
+		return (int)x;
+	input_error("bad run '%s' (asleep|CPU)", v);
+}
+
 static __u32 parse_vec(const char *v)
 {
 	__u64 x;
@@ -199,17 +214,19 @@ static void rtm_line(char *line)
 				  v ? parse_ctx(v) : RTM_CTX_HARDIRQ);
 	} else if (!strcmp(ev, "waking")) {
 		static const char *const ok[] = {
-			"pid", "tgid", "comm", "ctx", "waker", NULL
+			"pid", "tgid", "comm", "ctx", "waker", "run", NULL
 		};
+		const char *run;
 
 		kv_check(kv, m, ok);
 		v = kv_get(kv, m, "ctx", false);
 		comm_copy(comm, kv_get(kv, m, "comm", false));
 		x = kv_u32(kv, m, "pid", true, 0);
+		run = kv_get(kv, m, "run", false);
 		rtm_ev_waking_running(core, c, ts, v ? parse_ctx(v) : RTM_CTX_TASK,
 			      kv_u32(kv, m, "waker", false, 0), x,
 			      kv_u32(kv, m, "tgid", false, 0), comm,
-			      running_cpu(x));
+			      run ? parse_waking_run(run) : running_cpu(x));
 	} else if (!strcmp(ev, "switch")) {
 		static const char *const ok[] = {
 			"prev", "state", "next", "tgid", "comm", "prev_comm",

@@ -3,14 +3,17 @@
  * explain.c - rtmonctl explain: where a miss's time went, and who took it.
  *
  *   rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]
- *   rtmonctl explain --record FILE --snapshot FILE [--json]
+ *   rtmonctl explain --record FILE [--snapshot FILE] [--json]
  *
  * The first form reads the misses from rtmond's misses.jsonl and their
  * ftrace snapshots (the files the lines name); the second a saved record
  * (one JSON line, as 'rtmonctl records --json' or rtmond write them) and
- * an ftrace text file. The explanation itself is monitor/explain/explain.c.
- * Exit status: 0, 1 (a miss unknown or without a snapshot, unreadable
- * files: the others are still explained), 2 bad usage.
+ * an ftrace text file. The explanation itself is monitor/explain/explain.c;
+ * the module's own blame (records of version 4 on) is shown beside it, and
+ * alone for a miss without a snapshot.
+ * Exit status: 0, 1 (a miss unknown, or with neither a snapshot nor the
+ * module's blame, unreadable files: the others are still explained), 2 bad
+ * usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -100,6 +103,35 @@ static struct rtx_result *explain_record(json_t *m, const char *path, struct rtx
 	return r;
 }
 
+/*
+ * Record m's own blame from the module, with no snapshot (why: there is
+ * none), printed: 0, or 1 when the record has none (before version 4).
+ */
+static int explain_module(json_t *m, const char *why, int json)
+{
+	json_t *bl = json_object_get(m, "blame");
+	struct rtm_rec_blame b;
+	char a[32], w[256];
+
+	if (!json_is_integer(json_object_get(m, "seq")) ||
+	    !json_is_integer(json_object_get(m, "latency_ns")) ||
+	    rtmon_blame_from_json(bl, &b))
+		return -1;
+	if (json) {
+		json_out(json_pack("{s:O, s:O, s:s, s:O}", "seq", json_object_get(m, "seq"),
+				   "latency_ns", json_object_get(m, "latency_ns"),
+				   "no_snapshot", why, "module_blame", bl));
+		return 0;
+	}
+	/* why may come from the file: escaped for the terminal */
+	printf("#%lld latency %s: the module's blame (no snapshot: %s)\n",
+	       (long long)json_integer_value(json_object_get(m, "seq")),
+	       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
+	       rtmon_term(w, sizeof(w), why));
+	rtmon_blame_print(stdout, &b);
+	return 0;
+}
+
 /* Explain record m with the ftrace file at path, printed: 0 or 1. */
 static int explain_one(json_t *m, const char *path, int json)
 {
@@ -127,9 +159,17 @@ static int explain_one(json_t *m, const char *path, int json)
 		json_object_set_new(o, "snapshot", json_string(path));
 		json_object_set_new(o, "snapshot_events", json_integer((json_int_t)t->n));
 		json_object_set_new(o, "snapshot_bad_lines", json_integer((json_int_t)t->bad_lines));
+		if (json_is_object(json_object_get(m, "blame")))
+			json_object_set(o, "module_blame", json_object_get(m, "blame"));
 		json_out(o);
 	} else {
+		struct rtm_rec_blame b;
+
 		rtx_print(stdout, c.seq, r, t, "snapshot");
+		if (!rtmon_blame_from_json(json_object_get(m, "blame"), &b)) {
+			printf("  the module's own blame, from its hops:\n");
+			rtmon_blame_print(stdout, &b);
+		}
 	}
 	free(r);
 	return 0;
@@ -169,11 +209,15 @@ static int explain_seq(json_t *index, long long seq, int json)
 	skipped = json_string_value(json_object_get(s, "skipped"));
 	path = json_string_value(json_object_get(s, "ftrace"));
 	if (skipped) {
+		if (!explain_module(m, skipped, json))
+			return 0;
 		warn_miss("miss %lld has no snapshot: %s (rtmond's snapshot rate limit or a busy worker)",
 			  seq, skipped);
 		return 1;
 	}
 	if (!path) {
+		if (!explain_module(m, "ftrace off", json))
+			return 0;
 		warn_miss("miss %lld has no ftrace snapshot (ftrace off in rtmond's configuration?)", seq);
 		return 1;
 	}
@@ -214,12 +258,19 @@ int cmd_explain(int argc, char **argv, int json)
 		}
 	}
 	if (record || snap_file) {
-		if (!record || !snap_file || optind != argc)
-			usage_error("usage: rtmonctl explain --record FILE --snapshot FILE [--json]");
+		if (!record || optind != argc)
+			usage_error("usage: rtmonctl explain --record FILE [--snapshot FILE] [--json]");
 		m = json_load_file(record, JSON_DISABLE_EOF_CHECK, &je);
 		if (!m)
 			fail(0, "%s:%d: %s", record, je.line, je.text);
-		ret = explain_one(m, snap_file, json);
+		if (snap_file) {
+			ret = explain_one(m, snap_file, json);
+		} else {
+			ret = explain_module(m, "none given", json) ? 1 : 0;
+			if (ret)
+				warn_miss("%s: no blame in the record (a module before record version 4): "
+					  "a snapshot is needed (--snapshot FILE)", record);
+		}
 		json_decref(m);
 		return ret;
 	}

@@ -359,7 +359,7 @@ static int cmd_targets(int argc, char **argv, int json)
 
 static json_t *counters_json(const struct rtmon_counters *c)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}}",
 		"chains_started", (json_int_t)c->chains_started,
 		"chains_completed", (json_int_t)c->chains_completed,
 		"chains_abandoned", (json_int_t)c->chains_abandoned,
@@ -371,6 +371,7 @@ static json_t *counters_json(const struct rtmon_counters *c)
 		"records_emitted", (json_int_t)c->records_emitted,
 		"records_read", (json_int_t)c->records_read,
 		"records_skipped", (json_int_t)c->records_skipped,
+		"softirq_repoll", (json_int_t)c->softirq_repoll,
 		"drops",
 		"ring_full", (json_int_t)c->drop_ring_full,
 		"no_chain", (json_int_t)c->drop_no_chain,
@@ -426,6 +427,8 @@ static int cmd_status(int json)
 	printf("work: %llu items begun without a traced trigger (no record), "
 	       "%llu taken up from their IRQ thread (followed)\n",
 	       c.work_untraced, c.work_handoff);
+	printf("softirq: %llu passes re-raised after their interrupt's chain woke a target (followed)\n",
+	       c.softirq_repoll);
 	return cmd_targets_list(r, 0);
 }
 
@@ -517,6 +520,8 @@ static int cmd_records(int argc, char **argv, int json)
 		}
 		if (n == -EBUSY)
 			fail(0, "another process (rtmond?) is reading the records");
+		if (n == -EPERM)
+			fail(0, "reading the records needs CAP_PERFMON or CAP_SYS_ADMIN (the device's group may only mark work)");
 		if (n < 0)
 			fail(-n, "reading records failed");
 		for (i = 0; i < n; i++) {
@@ -683,6 +688,35 @@ static const char *snap_where(json_t *m, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A miss's culprit from the module's blame (no snapshot to explain it):
+ * its largest category, and the task the largest culprit entry names when
+ * that entry is of the category. -1 when the record has no blame.
+ */
+static int module_culprit(json_t *m, char *buf, size_t len)
+{
+	uint64_t lat = (uint64_t)json_integer_value(json_object_get(m, "latency_ns"));
+	const struct rtm_rec_culprit *k;
+	struct rtm_rec_blame b;
+	char a[32], comm[RTMON_COMM_TEXT], who[RTMON_COMM_TEXT + 32] = "";
+	unsigned int i, top = 0;
+
+	if (rtmon_blame_from_json(json_object_get(m, "blame"), &b) || !lat)
+		return -1;
+	for (i = 1; i < RTM_BLAME_NR; i++)
+		if (b.ns[i] > b.ns[top])
+			top = i;
+	k = &b.culprit[0];
+	if (k->pid && k->category == top) {
+		rtmon_comm(comm, k->comm);
+		snprintf(who, sizeof(who), " behind %s[%u]", comm[0] ? comm : "?", k->pid);
+	}
+	snprintf(buf, len, "%.0f%% (%s) %s%s (the module's blame)",
+		 100.0 * (double)b.ns[top] / (double)lat, rtmon_fmt_ns(a, sizeof(a), b.ns[top]),
+		 rtmon_blame_name(top), who);
+	return 0;
+}
+
 static int cmd_misses(int argc, char **argv, int json)
 {
 	long n = dir_opts(argc, argv, 1), total = 0, i;
@@ -737,7 +771,8 @@ static int cmd_misses(int argc, char **argv, int json)
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
 		       rtmon_fmt_ns(b, sizeof(b), (uint64_t)json_integer_value(json_object_get(m, "deadline_ns"))),
 		       who, rtmon_term(w2, sizeof(w2), snap_where(m, where, sizeof(where))));
-		if (!rtmond_miss_culprit(m, where, sizeof(where)))
+		if (!rtmond_miss_culprit(m, where, sizeof(where)) ||
+		    !module_culprit(m, where, sizeof(where)))
 			printf("         culprit: %s\n", rtmon_term(w2, sizeof(w2), where));
 	}
 	for (i = 0; i < total; i++)
@@ -893,8 +928,9 @@ static const char help[] =
 	"  misses [-n N] [--dir DIR]  the misses rtmond saved, with their snapshot files\n"
 	"  show SEQ [--dir DIR]       one miss with its per-hop breakdown\n"
 	"  explain SEQ... [--dir DIR] where a miss's time went, and who took it (from\n"
-	"                             its ftrace snapshot); explain --record FILE\n"
-	"                             --snapshot FILE: a saved record and snapshot\n"
+	"                             its ftrace snapshot, and the module's own blame;\n"
+	"                             that alone without a snapshot); explain --record\n"
+	"                             FILE [--snapshot FILE]: a saved record and snapshot\n"
 	"  top [-i SEC] [-n N] [--dir DIR] [--status FILE]\n"
 	"                             live per-target view every SEC (default 1) seconds,\n"
 	"                             N times (default: until interrupted)\n"

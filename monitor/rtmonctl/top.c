@@ -16,8 +16,9 @@
  *  - rtmond's DIR/stats.json when there (as 'rtmonctl hist'): p99 from
  *    its 1 us histogram; otherwise p99 is the upper edge of the module's
  *    power-of-two bucket holding it, shown as "<=";
- *  - rtmond's DIR/misses.jsonl (as 'rtmonctl misses'), read incrementally:
- *    the last miss or timeout of each target.
+ *  - rtmond's DIR/misses.jsonl (as 'rtmonctl misses'), read incrementally
+ *    (across a rotation, through misses.jsonl.1): the last miss or
+ *    timeout of each target.
  *
  * On a terminal each frame replaces the last; otherwise frames are plain
  * text separated by an empty line. --json: one JSON object per frame.
@@ -278,23 +279,13 @@ static void note_miss(const char *name, uint64_t ns)
 		last_miss[i].ns = ns;
 }
 
-static void read_misses(void)
+/* The whole lines of in from misses_off on. */
+static void read_from(FILE *in)
 {
-	char path[1024], *line = NULL;
+	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	struct stat st;
-	FILE *in;
 
-	snprintf(path, sizeof(path), "%s/misses.jsonl", rtmond_dir);
-	in = fopen(path, "r");
-	if (!in)
-		return;		/* no rtmond (yet): no last-miss times */
-	if (fstat(fileno(in), &st) || st.st_ino != misses_ino || st.st_size < misses_off) {
-		misses_off = 0;	/* new or truncated file: from the start */
-		nlast = 0;
-		misses_ino = st.st_ino;
-	}
 	if (fseeko(in, misses_off, SEEK_SET) == 0) {
 		while ((n = getline(&line, &cap, in)) > 0 && line[n - 1] == '\n') {
 			json_t *m = json_loads(line, 0, NULL);
@@ -319,6 +310,48 @@ static void read_misses(void)
 		}
 	}
 	free(line);
+}
+
+/*
+ * A file rtmond rotated (misses.jsonl.1 is the one read so far): its
+ * last lines first, and the misses seen stay seen; 0 when it is not
+ * there (a new or replaced file: from nothing).
+ */
+static int read_rotated(void)
+{
+	char path[1024];
+	struct stat st;
+	FILE *in;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/misses.jsonl.1", rtmond_dir);
+	in = fopen(path, "r");
+	if (!in)
+		return 0;
+	ok = !fstat(fileno(in), &st) && st.st_ino == misses_ino && st.st_size >= misses_off;
+	if (ok)
+		read_from(in);
+	fclose(in);
+	return ok;
+}
+
+static void read_misses(void)
+{
+	char path[1024];
+	struct stat st;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/misses.jsonl", rtmond_dir);
+	in = fopen(path, "r");
+	if (!in)
+		return;		/* no rtmond (yet): no last-miss times */
+	if (fstat(fileno(in), &st) || st.st_ino != misses_ino || st.st_size < misses_off) {
+		if (st.st_ino == misses_ino || !misses_ino || !read_rotated())
+			nlast = 0;
+		misses_off = 0;	/* new or truncated file: from the start */
+		misses_ino = st.st_ino;
+	}
+	read_from(in);
 	fclose(in);
 }
 

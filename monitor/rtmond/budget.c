@@ -5,8 +5,7 @@
  * (DIR/ftrace/miss-*) and local LTTng snapshots (DIR/lttng/miss-*, when
  * lttng_output is the default). Run by the snapshot worker after each
  * snapshot and when the configuration is set, never by the real-time
- * reader. The JSON line files are logrotate's (rtmond reopens them on
- * SIGHUP and when they are moved).
+ * reader. The JSON line files are bounded by their rotation (lines.c).
  *
  * Snapshots are ordered by their names, miss-LOAD-SEQ, never by the wall
  * clock (a board may boot at 1970 until NTP, or have been set to 2030):

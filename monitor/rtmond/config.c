@@ -306,8 +306,8 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 static const char *const snapshot_keys[] = {
 	"dir", "records_file", "ftrace", "ftrace_instance", "ftrace_buffer_kb",
 	"lttng", "lttng_output", "lttng_session", "lttng_kernel", "lttng_kernel_buffer_kb",
-	"on_timeout", "rate_burst", "rate_interval", "gather",
-	"max_disk", "max_age", NULL
+	"on_timeout", "defer", "rate_burst", "rate_interval", "gather",
+	"max_disk", "max_age", "max_file_size", "keep_files", NULL
 };
 
 static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_setting_t *g)
@@ -357,6 +357,8 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 		c->lttng_kernel_buffer_kb = (unsigned int)v;
 	if (get_bool(p, g, gn, "on_timeout", &c->on_timeout))
 		return -1;
+	if (get_bool(p, g, gn, "defer", &c->defer))
+		return -1;
 	if (get_int(p, g, gn, "rate_burst", 0, 1000000, &v, &found))
 		return -1;
 	if (found)
@@ -373,8 +375,18 @@ static int parse_snapshot(struct pctx *p, struct rtmond_config *c, const config_
 		return perr(p, config_setting_get_member(g, "gather"), "snapshot.gather",
 			    "at most 100ms (rtmond reads no records meanwhile)");
 	if (get_size_member(p, g, gn, "max_disk", &c->max_disk) ||
-	    get_dur_member(p, g, gn, "max_age", &c->max_age_ns, NULL))
+	    get_dur_member(p, g, gn, "max_age", &c->max_age_ns, NULL) ||
+	    get_size_member(p, g, gn, "max_file_size", &c->max_file_size))
 		return -1;
+	/* a file holds whole lines: a bound below a few of them rotates at every line */
+	if (c->max_file_size && c->max_file_size < RTMOND_MIN_FILE_SIZE)
+		return perr(p, config_setting_get_member(g, "max_file_size"),
+			    "snapshot.max_file_size", "at least 64K (or \"0\": never rotated)");
+	/* at least one: a line moved by rotation is stored, never dropped */
+	if (get_int(p, g, gn, "keep_files", 1, RTMOND_MAX_KEEP_FILES, &v, &found))
+		return -1;
+	if (found)
+		c->keep_files = (unsigned int)v;
 	if (!c->dir[0] || c->dir[0] != '/')
 		return perr(p, config_setting_get_member(g, "dir"), "snapshot.dir",
 			    "an absolute directory is needed");
@@ -514,9 +526,12 @@ static void defaults(struct rtmond_config *c)
 	c->lttng_kernel = 1;
 	c->lttng_kernel_buffer_kb = 1024;
 	c->on_timeout = 1;
+	c->defer = 0;
 	c->rate_burst = 5;
 	c->rate_interval_ns = 60000000000ull;
 	c->max_disk = 256ull << 20;
+	c->max_file_size = 64ull << 20;
+	c->keep_files = 4;
 	strcpy(c->listen, "127.0.0.1:9465");
 	c->textfile_interval_ns = 15000000000ull;
 	for (i = 0; i < sizeof(le_us) / sizeof(le_us[0]); i++)

@@ -15,6 +15,8 @@
 #define RTMOND_MAX_TARGETS	64
 #define RTMOND_MAX_LE		32
 #define RTMOND_GATHER_MAX_NS	100000000ull	/* snapshot.gather: 100 ms */
+#define RTMOND_MIN_FILE_SIZE	(64ull << 10)	/* snapshot.max_file_size: a few long lines */
+#define RTMOND_MAX_KEEP_FILES	1000
 
 struct rtmond_target_conf {
 	char name[RTMON_NAME_LEN];
@@ -38,11 +40,16 @@ struct rtmond_config {
 	int lttng_kernel;		/* kernel channel when lttng-modules are there */
 	unsigned int lttng_kernel_buffer_kb;	/* per cpu, a power of two */
 	int on_timeout;			/* snapshots for timeouts too */
+	int defer;			/* misses that find the worker busy: a
+					 * deferred snapshot (else "busy"); off
+					 * by default */
 	unsigned int rate_burst;	/* token bucket: burst */
 	uint64_t rate_interval_ns;	/* then one per interval */
 	uint64_t gather_ns;		/* reading on after a miss before its snapshot */
 	uint64_t max_disk;		/* bytes of snapshots kept (0: no limit) */
 	uint64_t max_age_ns;		/* snapshots older are removed (0: kept) */
+	uint64_t max_file_size;		/* a line file rotated before it passes (0: never) */
+	unsigned int keep_files;	/* rotated line files kept (NAME.1 newest) */
 
 	/* metrics */
 	char listen[128];		/* "" = no HTTP endpoint; ADDR:PORT */

@@ -18,7 +18,7 @@
 #include "rtmond.h"
 #include "explain.h"
 
-void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_job *j)
+void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_job *j, uint64_t *wrap_ns)
 {
 	const struct rtmond_snap_plan *p = &j->plan;
 	static struct rtx_result r;	/* the worker is the only caller */
@@ -30,11 +30,14 @@ void rtmond_explain_snapshot(const char *dir, const struct rtmond_snap_job *j)
 	int err, k;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, p->ftrace);
+	*wrap_ns = 0;
 	err = fts_load(&t, path);
 	if (err) {
 		rtmond_log("explain: cannot read %s: %s", path, strerror(-err));
 		return;
 	}
+	if (t.overrun && t.last_ts > t.first_ts)
+		*wrap_ns = t.last_ts - t.first_ts;
 	snprintf(path, sizeof(path), "%s/%s", dir, p->explain);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	/* O_NOFOLLOW: never write through a symlink left in the directory */

@@ -10,6 +10,10 @@
  * next try begins. A record's records.jsonl line goes before its
  * misses.jsonl one: a restart takes what misses.jsonl's tail holds as
  * stored (seq_scan_tail) and would not write the other.
+ *
+ * A file is rotated (rotate.c) before a line that would take it past
+ * snapshot.max_file_size, between two lines: each line is in one file,
+ * whole.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -86,6 +91,124 @@ void rtmond_reopen_moved(const char *dir, const char *name, int *fd)
 	rtmond_log("%s was moved or removed (logrotate?): reopened", p);
 }
 
+/* a rotation that failed is tried again after this, not at every line */
+#define ROTATE_RETRY_NS	10000000000ull
+/* per file: one refused leaves the other's bound alone */
+static struct {
+	const char *name;
+	uint64_t after;
+} rotate_wait[] = { { "misses.jsonl", 0 }, { "records.jsonl", 0 } };
+
+static uint64_t *rotate_after(const char *name)
+{
+	return &rotate_wait[strcmp(name, "misses.jsonl") ? 1 : 0].after;
+}
+
+/*
+ * *fd's file (DIR/NAME) to NAME.1 and a new one at the path; 0, or the
+ * errno (logged; the lines go on to the old file: stored past the bound
+ * rather than not at all). Its lines are on disk before the rename, the
+ * new name in the directory before any acknowledgement they back.
+ */
+static int rotate(const struct rtmond_config *c, int *fd, const char *name)
+{
+	const char *what = "ftruncate";
+	uint64_t now = rtmond_mono_ns();
+	int e = 0, nfd = -1;
+
+	if (now < *rotate_after(name))
+		return EAGAIN;
+	if (*fd == half_fd && ftruncate(*fd, half_end))
+		e = errno;
+	else if (*fd == half_fd)
+		half_fd = -1;
+	if (!e) {
+		what = "fdatasync";
+		if (fdatasync(*fd))
+			e = errno;
+	}
+	if (!e) {
+		what = "rename";
+		e = rtmond_rotate_names(c->dir, name, c->keep_files);
+	}
+	if (!e) {
+		what = "open";
+		nfd = rtmond_open_lines(c->dir, name);
+		e = nfd < 0 ? EIO : 0;
+	}
+	if (e) {
+		CNT_ADD(write_errors, 1);
+		*rotate_after(name) = now + ROTATE_RETRY_NS;
+		rtmond_log("cannot rotate %s/%s (%s: %s): its lines go on in it past "
+			   "max_file_size, tried again in 10 s", c->dir, name, what, strerror(e));
+		return e;
+	}
+	close(*fd);
+	*fd = nfd;
+	e = rtmond_rotate_sync_dir(c->dir);
+	if (e) {
+		CNT_ADD(write_errors, 1);
+		rtmond_log("rotating %s/%s: cannot sync the directory: %s", c->dir, name,
+			   strerror(e));
+	}
+	return 0;
+}
+
+/* The end of *fd's file as the next write finds it (a pending cut done). */
+static off_t lines_end(int fd)
+{
+	return fd == half_fd ? half_end : lseek(fd, 0, SEEK_END);
+}
+
+/* The whole lines of text[0, n) that fit in room bytes: their length, *k of them. */
+static size_t lines_fit(const char *text, size_t n, uint64_t room, unsigned int *k)
+{
+	size_t part = 0, i;
+
+	*k = 0;
+	for (i = 0; i < n && i < room; i++)
+		if (text[i] == '\n') {
+			part = i + 1;
+			(*k)++;
+		}
+	return part;
+}
+
+/*
+ * The part of the lines text[0, n) to write to *fd's file now: all of
+ * them, or those that keep it within max_file_size, rotating first when
+ * not even the first one does. A line longer than the bound gets a file
+ * of its own; a rotation that fails leaves the bound to the next try.
+ */
+static size_t lines_now(const struct rtmond_config *c, int *fd, const char *name,
+			const char *text, size_t n, unsigned int lines, unsigned int *k)
+{
+	off_t end = c->max_file_size ? lines_end(*fd) : -1;
+	uint64_t max = c->max_file_size;
+	const char *nl;
+	size_t part;
+
+	*k = lines;
+	/* within the bound, or none (an lseek error is the write's to say) */
+	if (end < 0 || (uint64_t)end + n <= max)
+		return n;
+	if ((uint64_t)end < max) {
+		part = lines_fit(text, n, max - (uint64_t)end, k);
+		if (part)
+			return part;
+	}
+	if (end > 0 && rotate(c, fd, name)) {
+		*k = lines;
+		return n;
+	}
+	part = lines_fit(text, n, max, k);
+	if (part)
+		return part;
+	nl = memchr(text, '\n', n);	/* one line longer than the bound: a file of its own */
+	*k = nl ? 1 : lines;
+	return nl ? (size_t)(nl - text) + 1 : n;
+}
+
 /*
  * Whole lines in one write (O_APPEND): a reader never sees half a line.
  * They are stored in order up to the first that does not fit and none
@@ -132,6 +255,27 @@ static unsigned int write_lines(int fd, const char *text, size_t n, unsigned int
 	return done;
 }
 
+/*
+ * Lines to DIR/NAME (*fd), rotated within them as max_file_size says:
+ * write_lines() for each part, the same result.
+ */
+static unsigned int store(const struct rtmond_config *c, int *fd, const char *name,
+			  const char *text, size_t n, unsigned int lines, int *err)
+{
+	unsigned int done = 0, k;
+	size_t part;
+
+	for (;;) {
+		part = lines_now(c, fd, name, text, n, lines, &k);
+		done += write_lines(*fd, text, part, k, err);
+		if (*err || part == n)
+			return done;
+		text += part;
+		n -= part;
+		lines -= k;
+	}
+}
+
 static int miss_wanted(const struct rtmond_lines *w, const struct rtm_record *r)
 {
 	return (r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)) && w->misses_fd >= 0;
@@ -166,7 +310,10 @@ static int rec_flush(struct rtmond_lines *w, const struct rtmond_batch *b)
 	int e = 0;
 
 	if (rec_lines)
-		k = write_lines(w->records_fd, rec_buf, rec_used, rec_lines, &e);
+		k = store(&b->live->conf, &w->records_fd, "records.jsonl", rec_buf, rec_used,
+			  rec_lines, &e);
+	if (k)
+		w->rec_unsynced = 1;
 	while (k--)
 		cur_step(w, b);
 	rec_used = 0;
@@ -214,6 +361,9 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
 	json_object_set_new(o, "lttng_domains", json_string(rtmond_snap_lttng_state()));
 	if (p->skipped)
 		json_object_set_new(o, "skipped", json_string(p->skipped));
+	/* taken after the worker's earlier job: what wrapped out is lost */
+	if (p->deferred)
+		json_object_set_new(o, "deferred", json_true());
 	return o;
 }
 
@@ -222,7 +372,7 @@ static json_t *snap_json(const struct rtmond_config *c, const struct rtmond_snap
  * did (refused); misses.jsonl's with the snapshot (plan). 0 when stored,
  * the errno of a failed write, -1 when the record cannot be JSON at all.
  */
-static int json_line(const struct rtmond_batch *b, int i, int fd,
+static int json_line(const struct rtmond_batch *b, int i, int *fd, const char *file,
 		     const struct rtmond_snap_plan *plan, const char *boot_id, const char *load_id)
 {
 	json_t *j = rtmon_record_json(&b->recs[i], b->names[i]);
@@ -252,7 +402,7 @@ static int json_line(const struct rtmond_batch *b, int i, int fd,
 		return ENOMEM;
 	}
 	line[n] = '\n';
-	write_lines(fd, line, n + 1, 1, &e);
+	store(&b->live->conf, fd, file, line, n + 1, 1, &e);
 	free(line);
 	return e;
 }
@@ -279,11 +429,13 @@ static int rec_add(struct rtmond_lines *w, const struct rtmond_batch *b, int i,
 		return 0;
 	}
 	/* only jansson's path writes it; the buffer is empty, the cursor here */
-	e = json_line(b, i, w->records_fd, NULL, boot_id, load_id);
-	if (e > 0)
+	e = json_line(b, i, &w->records_fd, "records.jsonl", NULL, boot_id, load_id);
+	if (e > 0) {
 		w->failed = "records.jsonl";
-	else if (!e)
+	} else if (!e) {
+		w->rec_unsynced = 1;
 		cur_step(w, b);
+	}
 	return e;
 }
 
@@ -293,7 +445,7 @@ static int rec_add(struct rtmond_lines *w, const struct rtmond_batch *b, int i,
  * jansson's dump of the whole object gives. 0 stored, the errno of a
  * failed write, -1 when only jansson's path can write it.
  */
-static int miss_line(int fd, const struct rtmond_config *c, const struct rtmond_snap_plan *plan,
+static int miss_line(int *fd, const struct rtmond_config *c, const struct rtmond_snap_plan *plan,
 		     const struct rtm_record *r, const char *name, uint64_t read_ns,
 		     const char *boot_id, const char *load_id)
 {
@@ -324,7 +476,7 @@ static int miss_line(int fd, const struct rtmond_config *c, const struct rtmond_
 	n += k;
 	memcpy(buf + n, "}\n", 2);
 	free(ss);
-	write_lines(fd, buf, n + 2, 1, &e);
+	store(c, fd, "misses.jsonl", buf, n + 2, 1, &e);
 	return e;
 }
 
@@ -368,9 +520,9 @@ static int write_record(struct rtmond_lines *w, const struct rtmond_batch *b, in
 	e = rec_flush(w, b);
 	if (e)
 		return e;
-	e = miss_line(w->misses_fd, c, plan, r, b->names[i], b->read_ns, boot_id, load_id);
+	e = miss_line(&w->misses_fd, c, plan, r, b->names[i], b->read_ns, boot_id, load_id);
 	if (e < 0)
-		e = json_line(b, i, w->misses_fd, plan, boot_id, load_id);
+		e = json_line(b, i, &w->misses_fd, "misses.jsonl", plan, boot_id, load_id);
 	if (e < 0)
 		return passed_over(w, r, i);
 	if (e) {

@@ -11,16 +11,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
 #include "rtmond.h"
 
 static struct MHD_Daemon *mhd;
+#define METRICS_RETRY_S	5	/* a failed listen is tried again this often */
 
 struct buf {
 	char *p;
@@ -171,6 +175,7 @@ char *rtmond_metrics_text(size_t *len)
 		bput(&b, "rtmon_drops_total{cause=\"work_untraced\"} %llu\n", c.work_untraced);
 		counter(&b, "rtmon_irq_rerun_total", "Interrupts that found their thread awake (chain followed to its next pass).", c.irq_rerun);
 		counter(&b, "rtmon_work_handoff_total", "Work items a task took up from its IRQ thread with no traced wakeup (followed).", c.work_handoff);
+		counter(&b, "rtmon_softirq_repoll_total", "Chains started at a softirq pass re-raised after its interrupt's chain completed (followed).", c.softirq_repoll);
 	}
 	counter(&b, "rtmond_records_total", "Records rtmond read.", CNT_GET(records));
 	counter(&b, "rtmond_seq_gaps_total", "Gaps in the record sequence rtmond saw.", CNT_GET(seq_gaps));
@@ -186,15 +191,24 @@ char *rtmond_metrics_text(size_t *len)
 	bput(&b, "rtmond_snapshots_total{kind=\"rate_limited\"} %" PRIu64 "\n", CNT_GET(snap_rate_limited));
 	bput(&b, "rtmond_snapshots_total{kind=\"busy\"} %" PRIu64 "\n", CNT_GET(snap_busy));
 	bput(&b, "rtmond_snapshots_total{kind=\"failed\"} %" PRIu64 "\n", CNT_GET(snap_failed));
+	counter(&b, "rtmond_snapshots_deferred_total",
+		"Snapshots taken once the worker was done with the one before (misses that found it busy).",
+		CNT_GET(snap_deferred));
 	counter(&b, "rtmond_snapshots_pruned_total",
 		"Snapshot files removed by the disk budget (snapshot.max_disk, max_age).",
 		CNT_GET(snap_pruned));
 	counter(&b, "rtmond_write_errors_total",
 		"Failed writes of misses.jsonl, records.jsonl or rtmond.seq (disk full, I/O error): tried again, nothing acknowledged until stored.",
 		CNT_GET(write_errors));
+	counter(&b, "rtmond_textfile_errors_total",
+		"Writes of the metrics textfile refused or failed (its directory unsafe, something not a regular file at its .tmp name): logged once per reason.",
+		CNT_GET(textfile_errors));
 	bput(&b, "# HELP rtmond_lines_waiting Lines read and not stored while writes fail (0 when they work).\n"
 		 "# TYPE rtmond_lines_waiting gauge\nrtmond_lines_waiting %" PRIu64 "\n",
 	     rtmond_writer_waiting(what, sizeof(what)));
+	bput(&b, "# HELP rtmond_metrics_listen_failing 1 while the HTTP endpoint cannot listen (tried again every %d s).\n"
+		 "# TYPE rtmond_metrics_listen_failing gauge\nrtmond_metrics_listen_failing %d\n",
+	     METRICS_RETRY_S, rtmond_metrics_listen_error(what, sizeof(what)));
 	causes_put(&b);
 
 	urcu_memb_read_lock();
@@ -316,19 +330,43 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	return ret;
 }
 
-int rtmond_metrics_start(const struct rtmond_config *c)
+/*
+ * libmicrohttpd's messages: while a start is tried (in that thread), kept
+ * for the caller to say once; else logged.
+ */
+static __thread char *start_err;
+
+static void mhd_logger(void *cls, const char *fm, va_list ap)
+{
+	char buf[256];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fm, ap);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = 0;
+	if (start_err) {
+		if (!start_err[0])
+			snprintf(start_err, 256, "%s", buf);
+	} else {
+		rtmond_log("metrics: %s", buf);
+	}
+}
+
+/* The server on listen ("ADDRESS:PORT"), or NULL with why. */
+static struct MHD_Daemon *listen_on(const char *listen, char why[256])
 {
 	struct sockaddr_storage ss;
+	struct MHD_Daemon *d;
 	char host[128];
 	const char *colon;
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	int port;
 
-	if (!c->listen[0])
-		return 0;
 	memset(&ss, 0, sizeof(ss));
-	colon = strrchr(c->listen, ':');
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - c->listen), c->listen);
+	colon = strrchr(listen, ':');
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - listen), listen);
 	port = atoi(colon + 1);
 	if (host[0] == '[') {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
@@ -345,57 +383,224 @@ int rtmond_metrics_start(const struct rtmond_config *c)
 		s4->sin_port = htons((uint16_t)port);
 		inet_pton(AF_INET, host, &s4->sin_addr);
 	}
-	mhd = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handler, NULL,
-			       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-			       MHD_OPTION_CONNECTION_LIMIT, 16u,
-			       MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-			       /* mlockall() makes every stack page resident */
-			       MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
-			       MHD_OPTION_END);
-	if (!mhd) {
-		rtmond_log("metrics: cannot listen on %s", c->listen);
-		return -EADDRINUSE;
+	why[0] = 0;
+	start_err = why;
+	d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handler, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+			     MHD_OPTION_CONNECTION_LIMIT, 16u,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+			     /* mlockall() makes every stack page resident */
+			     MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
+			     MHD_OPTION_END);
+	start_err = NULL;
+	if (!d && !why[0])
+		snprintf(why, 256, "libmicrohttpd did not start");
+	return d;
+}
+
+/*
+ * A listen that fails (the port taken by another process) leaves the
+ * monitor running: a thread tries again every METRICS_RETRY_S, saying the
+ * failure once per change and the success. It is started from the thread
+ * that starts the server, so it and the server's thread have that one's
+ * capabilities and policy.
+ */
+static pthread_mutex_t retry_lock = PTHREAD_MUTEX_INITIALIZER;	/* PI once started */
+static pthread_cond_t retry_cond;	/* CLOCK_MONOTONIC */
+static pthread_t retry_thread;
+static int retrying, retry_stop;
+static char retry_listen[sizeof(((struct rtmond_config *)0)->listen)];
+static char listen_err[256];	/* "" when serving (or not configured) */
+
+static void *retry_main(void *arg)
+{
+	struct MHD_Daemon *d = NULL;
+	struct timespec ts;
+	unsigned int tries = 1;
+	char why[256];
+	int changed;
+
+	(void)arg;
+	pthread_mutex_lock(&retry_lock);
+	while (!retry_stop && !d) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += METRICS_RETRY_S;
+		if (pthread_cond_timedwait(&retry_cond, &retry_lock, &ts) != ETIMEDOUT || retry_stop)
+			continue;
+		pthread_mutex_unlock(&retry_lock);
+		d = listen_on(retry_listen, why);
+		tries++;
+		pthread_mutex_lock(&retry_lock);
+		changed = d ? 1 : strcmp(why, listen_err);
+		if (d)
+			mhd = d;
+		snprintf(listen_err, sizeof(listen_err), "%s", d ? "" : why);
+		pthread_mutex_unlock(&retry_lock);
+		if (d)
+			rtmond_log("metrics: http://%s/metrics (listening after %u tries)",
+				   retry_listen, tries);
+		else if (changed)
+			rtmond_log("metrics: cannot listen on %s: %s (trying again every %d s)",
+				   retry_listen, why, METRICS_RETRY_S);
+		pthread_mutex_lock(&retry_lock);
 	}
-	rtmond_log("metrics: http://%s/metrics", c->listen);
+	pthread_mutex_unlock(&retry_lock);
+	return NULL;
+}
+
+int rtmond_metrics_start(const struct rtmond_config *c)
+{
+	static int once;
+	char why[256];
+	int err;
+
+	if (!once++) {
+		pthread_condattr_t ca;
+
+		rtmond_pi_mutex_init(&retry_lock);	/* the reader's status reads it */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&retry_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if (!c->listen[0])
+		return 0;
+	mhd = listen_on(c->listen, why);
+	if (mhd) {
+		rtmond_log("metrics: http://%s/metrics", c->listen);
+		return 0;
+	}
+	rtmond_log("metrics: cannot listen on %s: %s; trying again every %d s, records and "
+		   "misses are stored meanwhile", c->listen, why, METRICS_RETRY_S);
+	pthread_mutex_lock(&retry_lock);
+	snprintf(listen_err, sizeof(listen_err), "%s", why);
+	snprintf(retry_listen, sizeof(retry_listen), "%s", c->listen);
+	retry_stop = 0;
+	pthread_mutex_unlock(&retry_lock);
+	err = rtmond_start_thread(&retry_thread, retry_main);
+	if (err) {
+		rtmond_log("metrics: cannot start the thread that tries again: %s", strerror(-err));
+		return 0;
+	}
+	pthread_setname_np(retry_thread, "rtmond-listen");
+	retrying = 1;
 	return 0;
+}
+
+int rtmond_metrics_listen_error(char *why, size_t len)
+{
+	pthread_mutex_lock(&retry_lock);
+	snprintf(why, len, "%s", listen_err);
+	pthread_mutex_unlock(&retry_lock);
+	return why[0] != 0;
 }
 
 void rtmond_metrics_stop(void)
 {
+	if (retrying) {
+		rtmond_stop_thread(retry_thread, &retry_lock, &retry_cond, &retry_stop);
+		retrying = 0;
+	}
+	pthread_mutex_lock(&retry_lock);
+	listen_err[0] = 0;
+	pthread_mutex_unlock(&retry_lock);
 	if (mhd) {
 		MHD_stop_daemon(mhd);
 		mhd = NULL;
 	}
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink" :
+	       S_ISSOCK(m) ? "a socket" : S_ISCHR(m) || S_ISBLK(m) ? "a device" : "not a regular file";
+}
+
+/*
+ * PATH.tmp for writing, created afresh: O_EXCL (after removing a stale
+ * regular file) never opens what another process put there, O_NONBLOCK
+ * never waits on a FIFO, O_NOFOLLOW never goes through a symlink. -errno,
+ * why said in why.
+ */
+static int textfile_open(const char *tmp, char *why, size_t len)
+{
+	struct stat st;
+	int fd, e;
+
+	if (!lstat(tmp, &st)) {
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(why, len, "%s is %s, not a regular file: not written until it is "
+				 "removed", tmp, file_kind(st.st_mode));
+			return -EEXIST;
+		}
+		if (unlink(tmp) && errno != ENOENT) {
+			e = errno;
+			snprintf(why, len, "cannot remove %s: %s", tmp, strerror(e));
+			return -e;
+		}
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = errno;
+		snprintf(why, len, "cannot create %s: %s", tmp, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s is not a regular file once opened", tmp);
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
+/* The textfile's last failure, said once until another one or a success. */
+static void textfile_said(const char *why)
+{
+	static char last[PATH_MAX + 200];
+
+	if (!strcmp(why, last))
+		return;
+	if (why[0])
+		rtmond_log("metrics.textfile: %s", why);
+	else
+		rtmond_log("metrics.textfile: written again");
+	snprintf(last, sizeof(last), "%s", why);
+}
+
 int rtmond_metrics_textfile(const char *path)
 {
-	char tmp[300];
+	char tmp[PATH_MAX], dir[PATH_MAX], why[PATH_MAX + 200] = "";
 	size_t len;
-	char *text = rtmond_metrics_text(&len);
+	char *text, *slash;
 	FILE *f;
 	int ok, fd;
 
-	if (!text)
-		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* O_NOFOLLOW: never write through a symlink left in the directory */
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		free(text);
-		return -e;
+	fd = rtmond_dir_safe(dir[0] ? dir : "/", why, sizeof(why));
+	if (!fd)
+		fd = textfile_open(tmp, why, sizeof(why));
+	if (fd < 0) {
+		CNT_ADD(textfile_errors, 1);
+		textfile_said(why);
+		return fd;
 	}
-	ok = fwrite(text, 1, len, f) == len;
-	ok = !fclose(f) && ok;
+	text = rtmond_metrics_text(&len);
+	f = text ? fdopen(fd, "w") : NULL;
+	ok = f && fwrite(text, 1, len, f) == len;
+	ok = (f ? !fclose(f) : !close(fd)) && ok;
 	free(text);
 	if (!ok || rename(tmp, path)) {
+		snprintf(why, sizeof(why), "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
+		CNT_ADD(textfile_errors, 1);
+		textfile_said(why);
 		return -EIO;
 	}
+	textfile_said("");
 	return 0;
 }

@@ -9,7 +9,10 @@
  *   mono clock (the records' CLOCK_MONOTONIC), with its snapshot buffer
  *   allocated at setup. On a miss the main thread writes 1 to 'snapshot'
  *   (a buffer swap, microseconds); the worker copies the snapshot file to
- *   DIR/ftrace/miss-ID.txt and clears it (2).
+ *   DIR/ftrace/miss-ID.txt and clears it (2). A miss that finds the
+ *   worker busy is not left unexplained: it joins one deferred snapshot
+ *   that the worker swaps in as soon as it is done ("deferred": its
+ *   events are still in the flight recorder unless it wrapped meanwhile).
  * - LTTng: a snapshot-mode session of its own (liblttng-ctl), user-space
  *   domain, events rtmon:* (librtmon's markers) and rtmond:* (the miss
  *   event) with vpid, vtid and procname, output DIR/lttng or a net://
@@ -22,6 +25,7 @@
  * - a token bucket (burst, then one per interval) limits both.
  */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,31 +57,35 @@ static uint64_t tokens_ns;
 static unsigned int bucket_burst;
 static uint64_t bucket_interval;
 
-/* worker: one job at a time */
+/* worker: one job at a time, and one deferred job waiting behind it */
 static pthread_mutex_t wk_lock;		/* PTHREAD_PRIO_INHERIT (wk_lock_init) */
 static pthread_cond_t wk_cond = PTHREAD_COND_INITIALIZER;
 static int wk_busy, wk_stop, wk_started, wk_prune;
+static int wk_closing;			/* teardown waits: no deferred job now */
 static pthread_t wk_thread;
 /*
- * The job (41 KiB), filled in place by the reader: only while the worker
- * is idle (rtmond_snap_take() planned a snapshot only then, and nothing
- * but rtmond_snap_commit() gives it a job), read by the worker only
- * while it is busy with it. No copy of the records on the reader.
+ * The jobs (41 KiB each), filled in place by the reader: wk_job only
+ * while the worker is idle, wk_pend only while PEND_FILLING (both set
+ * under wk_lock by the reader alone); the worker reads wk_job while busy
+ * and swaps in wk_pend only when it is PEND_READY. No copy of records.
  */
-static struct rtmond_snap_job wk_job;
+static struct rtmond_snap_job jobs[2];
+static struct rtmond_snap_job *wk_job = &jobs[0], *wk_pend = &jobs[1];
+static enum { PEND_NONE, PEND_FILLING, PEND_READY } pend_state;
+/*
+ * When the worker began its job, how long its last one took, and the span
+ * the last snapshot that overran kept (0: none overran): a deferred
+ * snapshot that would come after its misses' events wrapped out is not
+ * worth one. Under wk_lock.
+ */
+static uint64_t job_t0, job_ns, wrap_ns;
+/* when the worker's snapshot was swapped out: what came after is live */
+static uint64_t swap_ns;
 
 /* the real-time reader takes wk_lock too: no priority inversion */
 __attribute__((constructor)) static void wk_lock_init(void)
 {
 	rtmond_pi_mutex_init(&wk_lock);
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int write_file(const char *dir, const char *file, const char *val)
@@ -143,7 +151,7 @@ static int ftrace_setup(const struct rtmond_config *c)
 		return err;
 	}
 	write_file(ft_dir, "tracing_on", "1");
-	ft_since = mono_ns();
+	ft_since = rtmond_mono_ns();
 	rtmond_log("ftrace: instance %s recording sched, irq, softirq, hrtimer and rtmon events (%u KiB per cpu)",
 		   ft_dir, c->ftrace_buffer_kb);
 	return 0;
@@ -352,7 +360,7 @@ int rtmond_snap_setup(const struct rtmond_config *c)
 	bucket_burst = c->rate_burst;
 	bucket_interval = c->rate_interval_ns;
 	tokens = bucket_burst;
-	tokens_ns = mono_ns();
+	tokens_ns = rtmond_mono_ns();
 	if (c->ftrace) {
 		char d[300];
 
@@ -373,8 +381,10 @@ void rtmond_snap_teardown(void)
 {
 	/* let a running copy finish before the instance goes */
 	pthread_mutex_lock(&wk_lock);
+	wk_closing = 1;
 	while (wk_busy)
 		pthread_cond_wait(&wk_cond, &wk_lock);
+	wk_closing = 0;
 	pthread_mutex_unlock(&wk_lock);
 	lttng_teardown();
 	if (ft_dir[0]) {
@@ -452,12 +462,107 @@ void rtmond_snap_miss_event(const struct rtm_record *r, const char *target)
 			     !!(r->flags & RTM_REC_F_TIMEOUT));
 }
 
-void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_snap_plan *plan)
+/* Swap the ftrace buffers (what: "snapshot" or "deferred snapshot"): 0 or -errno, said */
+static int ftrace_swap(uint64_t id, const char *what)
 {
-	uint64_t now = mono_ns();
+	int err = write_file(ft_dir, "snapshot", "1");
+
+	if (err) {
+		rtmond_log("ftrace: %s %" PRIu64 " failed: %s", what, id, strerror(-err));
+		CNT_ADD(snap_failed, 1);
+	}
+	return err;
+}
+
+/* the snapshot's file names, for the plan of the miss with seq id */
+static void plan_names(struct rtmond_snap_plan *plan, uint64_t id, int ftrace)
+{
+	plan->id = id;
+	if (ftrace)
+		snprintf(plan->ftrace, sizeof(plan->ftrace), "ftrace/miss-%s-%" PRIu64 ".txt",
+			 rtmond_load_tag, id);
+	if (lt_session[0])
+		snprintf(plan->lttng, sizeof(plan->lttng), "miss-%s-%" PRIu64, rtmond_load_tag, id);
+	if (plan->ftrace[0])
+		snprintf(plan->explain, sizeof(plan->explain),
+			 "ftrace/miss-%s-%" PRIu64 ".explain.jsonl", rtmond_load_tag, id);
+}
+
+static void skip_busy(struct rtmond_snap_plan *plan)
+{
+	plan->skipped = "busy";
+	CNT_ADD(snap_busy, 1);
+}
+
+/* A token of the bucket, or the plan says "rate_limited": 0 */
+static int spend_token(struct rtmond_snap_plan *plan)
+{
+	if (tokens < 1) {
+		plan->skipped = "rate_limited";
+		CNT_ADD(snap_rate_limited, 1);
+		return 0;
+	}
+	tokens -= 1;
+	return 1;
+}
+
+/*
+ * The worker is busy. Misses that ended before its snapshot was swapped
+ * are in that one (named, explained on demand); misses that began after
+ * join the deferred job (opened with a token of the bucket) unless it
+ * would swap only after their events wrapped out; the others straddle
+ * the swap: "busy". Called with wk_lock held.
+ */
+static void take_deferred(uint64_t id, uint64_t start_ns, uint64_t end_ns, unsigned int nmiss,
+			  struct rtmond_snap_plan *plan)
+{
+	uint64_t due = job_t0 + job_ns, now, wait;
+
+	if (end_ns <= swap_ns && wk_job->plan.ftrace[0]) {
+		*plan = wk_job->plan;
+		plan->explain[0] = 0;
+		plan->named_only = 1;
+		return;
+	}
+	if (start_ns < swap_ns) {
+		skip_busy(plan);
+		return;
+	}
+	if (pend_state == PEND_READY) {
+		*plan = wk_pend->plan;
+		/* a whole batch to explain already: in the snapshot, explained
+		 * on demand (rtmonctl explain), not by the worker */
+		if (wk_pend->nrecs + nmiss > RTMOND_BATCH)
+			plan->explain[0] = 0;
+		pend_state = PEND_FILLING;
+		return;
+	}
+	assert(pend_state == PEND_NONE);
+	/* the swap when the worker is due, a quarter late: still holding the chain? */
+	now = rtmond_mono_ns();
+	if (due < now)
+		due = now;
+	wait = due > start_ns ? due - start_ns : 0;
+	if (wrap_ns && wait + wait / 4 > wrap_ns) {
+		skip_busy(plan);
+		return;
+	}
+	if (!spend_token(plan))
+		return;
+	plan_names(plan, id, ft_dir[0]);
+	plan->deferred = 1;
+	wk_pend->nrecs = 0;
+	wk_pend->plan = *plan;
+	pend_state = PEND_FILLING;
+	CNT_ADD(snap_deferred, 1);
+}
+
+void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, uint64_t start_ns,
+		      uint64_t end_ns, unsigned int nmiss, struct rtmond_snap_plan *plan)
+{
+	uint64_t now = rtmond_mono_ns();
 	int busy;
 
-	(void)c;
 	memset(plan, 0, sizeof(*plan));
 	plan->id = id;
 	if (!ft_dir[0] && !lt_session[0]) {
@@ -473,59 +578,97 @@ void rtmond_snap_take(const struct rtmond_config *c, uint64_t id, struct rtmond_
 	tokens_ns = now;
 	pthread_mutex_lock(&wk_lock);
 	busy = wk_busy;
+	if (busy && c->defer) {
+		take_deferred(id, start_ns, end_ns, nmiss, plan);
+	} else if (busy) {
+		skip_busy(plan);
+	} else
+		assert(pend_state == PEND_NONE);
 	pthread_mutex_unlock(&wk_lock);
-	if (busy) {
-		plan->skipped = "busy";
-		CNT_ADD(snap_busy, 1);
+	if (busy || !spend_token(plan))
 		return;
-	}
-	if (tokens < 1) {
-		plan->skipped = "rate_limited";
-		CNT_ADD(snap_rate_limited, 1);
-		return;
-	}
-	tokens -= 1;
 	if (ft_dir[0]) {
-		int err = write_file(ft_dir, "snapshot", "1");
+		int err;
 
-		if (err) {
-			rtmond_log("ftrace: snapshot %" PRIu64 " failed: %s", id, strerror(-err));
-			CNT_ADD(snap_failed, 1);
-		} else {
-			snprintf(plan->ftrace, sizeof(plan->ftrace), "ftrace/miss-%s-%" PRIu64 ".txt",
-				 rtmond_load_tag, id);
-		}
+		swap_ns = rtmond_mono_ns();	/* the worker is idle: the reader's to set */
+		err = ftrace_swap(id, "snapshot");
+		plan_names(plan, id, !err);
+	} else {
+		plan_names(plan, id, 0);
 	}
-	if (lt_session[0])
-		snprintf(plan->lttng, sizeof(plan->lttng), "miss-%s-%" PRIu64, rtmond_load_tag, id);
 	if (!plan->ftrace[0] && !plan->lttng[0]) {
 		plan->skipped = "failed";
 		return;
 	}
-	if (plan->ftrace[0])
-		snprintf(plan->explain, sizeof(plan->explain),
-			 "ftrace/miss-%s-%" PRIu64 ".explain.jsonl", rtmond_load_tag, id);
-	wk_job.nrecs = 0;
+	wk_job->nrecs = 0;
 }
 
 void rtmond_snap_add_miss(struct rtmond_snap_plan *plan, const struct rtm_record *r,
 			  const char *target)
 {
-	if (!plan->explain[0] || wk_job.nrecs >= RTMOND_BATCH)
+	struct rtmond_snap_job *j = plan->deferred ? wk_pend : wk_job;
+
+	if (!plan->explain[0] || j->nrecs >= RTMOND_BATCH)
 		return;
-	wk_job.recs[wk_job.nrecs] = *r;
-	snprintf(wk_job.targets[wk_job.nrecs], sizeof(wk_job.targets[0]), "%s", target);
-	wk_job.nrecs++;
+	j->recs[j->nrecs] = *r;
+	snprintf(j->targets[j->nrecs], sizeof(j->targets[0]), "%s", target);
+	j->nrecs++;
+}
+
+/* The deferred job becomes the worker's (wk_lock held, wk_busy stays 1). */
+static void start_deferred(void)
+{
+	struct rtmond_snap_job *j = wk_pend;
+
+	wk_pend = wk_job;
+	wk_job = j;
+	pend_state = PEND_NONE;
+}
+
+/*
+ * A job done (wk_lock held): the deferred one next, unless rtmond stops or
+ * reloads: then it is dropped, said, so that neither waits for its copy.
+ */
+static void job_done(void)
+{
+	if (pend_state == PEND_READY && !wk_stop && !wk_closing) {
+		start_deferred();
+		return;
+	}
+	if (pend_state == PEND_READY) {
+		rtmond_log("ftrace: deferred snapshot %" PRIu64 " dropped (stopping): "
+			   "its misses' snapshot files are not written", wk_pend->plan.id);
+		CNT_ADD(snap_failed, 1);
+		pend_state = PEND_NONE;
+	}
+	wk_busy = 0;
+}
+
+/* The deferred job's ftrace snapshot: by the worker, before its copy. */
+static void swap_deferred(struct rtmond_snap_job *j)
+{
+	if (j->plan.ftrace[0] && ft_dir[0] && ftrace_swap(j->plan.id, "deferred snapshot"))
+		j->plan.ftrace[0] = 0;
 }
 
 /* the job to the worker (a planned snapshot only) */
 void rtmond_snap_commit(struct rtmond_snap_plan *plan)
 {
-	if (!plan->ftrace[0] && !plan->lttng[0])
+	if ((!plan->ftrace[0] && !plan->lttng[0]) || plan->named_only)
 		return;
 	pthread_mutex_lock(&wk_lock);
-	wk_job.plan = *plan;
-	wk_busy = 1;
+	if (plan->deferred) {
+		assert(pend_state == PEND_FILLING);
+		pend_state = PEND_READY;
+		/* the worker went idle meanwhile: its turn now */
+		if (!wk_busy) {
+			start_deferred();
+			wk_busy = 1;
+		}
+	} else {
+		wk_job->plan = *plan;
+		wk_busy = 1;
+	}
 	pthread_cond_broadcast(&wk_cond);
 	pthread_mutex_unlock(&wk_lock);
 }
@@ -574,7 +717,7 @@ out:
 static void record_lttng(const struct rtmond_snap_plan *p)
 {
 	struct lttng_snapshot_output *o = lttng_snapshot_output_create();
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = rtmond_mono_ns();
 	int ret;
 
 	if (!o)
@@ -588,14 +731,15 @@ static void record_lttng(const struct rtmond_snap_plan *p)
 	} else {
 		/* what it costs, for whoever sizes the buffers (README) */
 		rtmond_log("lttng: snapshot %s recorded in %.1f ms", p->lttng,
-			   (double)(mono_ns() - t0) / 1e6);
+			   (double)(rtmond_mono_ns() - t0) / 1e6);
 		CNT_ADD(snap_lttng, 1);
 	}
 }
 
 static void *worker(void *arg)
 {
-	const struct rtmond_snap_plan *job = &wk_job.plan;
+	const struct rtmond_snap_plan *job;
+	uint64_t t0, wrap;
 
 	(void)arg;
 	pthread_mutex_lock(&wk_lock);
@@ -612,18 +756,47 @@ static void *worker(void *arg)
 			rtmond_budget_remove_cut_short();
 			rtmond_budget_prune();
 			pthread_mutex_lock(&wk_lock);
-			wk_busy = 0;
+			job_done();
 			pthread_cond_broadcast(&wk_cond);
 			continue;
 		}
+		job = &wk_job->plan;
+		t0 = job_t0 = rtmond_mono_ns();
+		/* under the lock: take_deferred() reads swap_ns */
+		if (job->deferred) {
+			swap_deferred(wk_job);
+			swap_ns = rtmond_mono_ns();
+		}
 		pthread_mutex_unlock(&wk_lock);
-		if (job->ftrace[0] && ft_dir[0] && copy_ftrace(job) && wk_job.nrecs)
-			rtmond_explain_snapshot(out_dir, &wk_job);
+		wrap = 0;
+		/*
+		 * ftrace first: its miss lines already name the file, and a
+		 * kill during the copy leaves the .tmp the next start names
+		 */
+		if (job->ftrace[0] && ft_dir[0]) {
+			uint64_t c0 = rtmond_mono_ns(), c1;
+
+			if (copy_ftrace(job)) {
+				c1 = rtmond_mono_ns();
+				if (wk_job->nrecs)
+					rtmond_explain_snapshot(out_dir, wk_job, &wrap);
+				/* what a snapshot costs, for whoever sizes the buffer */
+				rtmond_log("ftrace: snapshot %" PRIu64 "%s copied in %.1f ms, "
+					   "%u misses explained in %.1f ms", job->id,
+					   job->deferred ? " (deferred)" : "",
+					   (double)(c1 - c0) / 1e6, wk_job->nrecs,
+					   (double)(rtmond_mono_ns() - c1) / 1e6);
+			}
+		}
 		if (job->lttng[0] && lt_session[0])
 			record_lttng(job);
 		rtmond_budget_prune();
 		pthread_mutex_lock(&wk_lock);
-		wk_busy = 0;
+		job_ns = rtmond_mono_ns() - t0;
+		if (wrap)
+			wrap_ns = wrap;
+		/* misses that came meanwhile: their snapshot, at once */
+		job_done();
 		pthread_cond_broadcast(&wk_cond);
 	}
 	pthread_mutex_unlock(&wk_lock);
@@ -643,10 +816,6 @@ void rtmond_snap_stop_worker(void)
 {
 	if (!wk_started)
 		return;
-	pthread_mutex_lock(&wk_lock);
-	wk_stop = 1;
-	pthread_cond_broadcast(&wk_cond);
-	pthread_mutex_unlock(&wk_lock);
-	pthread_join(wk_thread, NULL);
+	rtmond_stop_thread(wk_thread, &wk_lock, &wk_cond, &wk_stop);
 	wk_started = 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * writer.c - rtmond's record writer: the lines of records.jsonl and
- * misses.jsonl (lines.c), misses.jsonl made durable (fdatasync), the window
- * saved after them (rtmond.seq), stats.json and the metrics text file, all
- * off the real-time reader (issue 21, items 9 and 15). The reader keeps one
+ * misses.jsonl (lines.c), both made durable (fdatasync), the window saved
+ * after them (rtmond.seq, synced with them), stats.json and the metrics
+ * text file, all off the real-time reader. The reader keeps one
  * write of its own: the ftrace snapshot swap at a miss (tracefs, no disk),
  * which must happen then; the snapshot worker copies it out.
  *
@@ -49,7 +49,7 @@ static int wq_stop, wq_started, progress_fd = -1;
 static pthread_t wq_thread;
 
 static int seq_fd = -1;
-static uint64_t moved_checked;	/* mono_ns() of the last rtmond_reopen_moved() */
+static uint64_t moved_checked;	/* rtmond_mono_ns() of the last rtmond_reopen_moved() */
 
 /*
  * Where the writer is: every line before it is stored. Batch cur_t (from
@@ -63,16 +63,9 @@ static uint64_t cur_t;
 static int wq_kick;		/* a stop or reload waits: try again now */
 static uint64_t retry_ns;	/* when to try again after a failure */
 static uint64_t shown;		/* the lines waiting the gauge says */
+static uint64_t busy_since;	/* rtmond_mono_ns() its round began (0: waiting; atomic) */
 /* batches passed but not yet committed (their window, stats.json, textfile) */
 static const struct rtmond_batch *pend_win, *pend_stats, *pend_textfile;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- the reader's side ---- */
 
@@ -137,7 +130,7 @@ int rtmond_writer_wait_idle(uint64_t until_ns)
 	while (!rtmond_writer_idle()) {
 		if (!rtmond_retry_failing()) {
 			pthread_cond_wait(&wq_cond, &wq_lock);
-		} else if (mono_ns() >= until_ns) {
+		} else if (rtmond_mono_ns() >= until_ns) {
 			ret = -EIO;
 			break;
 		} else {
@@ -268,12 +261,14 @@ static void write_stats(const struct rtmond_live *l)
 	}
 	free(h);
 	json_object_set_new(root, "hist_version", json_integer(1));
-	json_object_set_new(root, "written_ns", json_integer((json_int_t)mono_ns()));
+	json_object_set_new(root, "written_ns", json_integer((json_int_t)rtmond_mono_ns()));
 	json_object_set_new(root, "targets", tg);
 	snprintf(path, sizeof(path), "%s/stats.json", l->conf.dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-	if (fd < 0 || json_dumpfd(root, fd, JSON_COMPACT) || rename(tmp, path))
+	/* synced before the rename: a power cut leaves the old or the new */
+	if (fd < 0 || json_dumpfd(root, fd, JSON_COMPACT) || fdatasync(fd) ||
+	    rename(tmp, path))
 		rtmond_log("cannot write %s: %s", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
@@ -302,29 +297,46 @@ static void wake_reader(void)
 }
 
 /*
- * The batches the cursor passed are stored: misses.jsonl synced, then the
+ * The batches the cursor passed are stored: the line files synced, then the
  * window that says so saved; only then does the tail move past them (the
  * reader may acknowledge). 0, or the errno of what failed, tried again
  * with the next round. (A failed fdatasync may have cost the kernel's
  * copy of pages it could not write: a later success says nothing of them.)
  */
+/* fdatasync(fd) when it is open: 0, or the errno, counted and named. */
+static int sync_file(int fd, const char *name)
+{
+	if (fd < 0 || !fdatasync(fd))
+		return 0;
+	CNT_ADD(write_errors, 1);
+	ln.failed = name;
+	return errno;
+}
+
 static int commit(void)
 {
+	static int seq_unsynced;	/* lines synced, their window not yet */
 	int e;
 
-	if (ln.unsynced && ln.misses_fd >= 0 && fdatasync(ln.misses_fd)) {
-		CNT_ADD(write_errors, 1);
-		ln.failed = "misses.jsonl";
-		return errno;
-	}
+	seq_unsynced |= ln.unsynced || ln.rec_unsynced;
+	if (ln.unsynced && (e = sync_file(ln.misses_fd, "misses.jsonl")))
+		return e;
 	ln.unsynced = 0;
+	if (ln.rec_unsynced && (e = sync_file(ln.records_fd, "records.jsonl")))
+		return e;
+	ln.rec_unsynced = 0;
 	if (pend_win && (e = save_window(&pend_win->win)))
 		return e;
+	/* the window of stored lines survives a power cut with them */
+	if (pend_win && seq_unsynced && (e = sync_file(seq_fd, "rtmond.seq")))
+		return e;
+	if (pend_win)
+		seq_unsynced = 0;
 	pend_win = NULL;
 	if (pend_stats)
 		write_stats(pend_stats->live);
-	if (pend_textfile && rtmond_metrics_textfile(pend_textfile->live->conf.textfile))
-		rtmond_log("metrics: cannot write %s", pend_textfile->live->conf.textfile);
+	if (pend_textfile)
+		rtmond_metrics_textfile(pend_textfile->live->conf.textfile);	/* logs */
 	pend_stats = pend_textfile = NULL;
 	pthread_mutex_lock(&wq_lock);
 	__atomic_store_n(&wq_tail, cur_t, __ATOMIC_RELEASE);
@@ -364,7 +376,7 @@ static int writer_wait(uint64_t *h)
 		}
 		if (wq_kick) {
 			wq_kick = 0;
-			retry_ns = rtmond_retry_soon(mono_ns());
+			retry_ns = rtmond_retry_soon(rtmond_mono_ns());
 		}
 		w = lines_waiting(*h);
 		if (w != shown) {
@@ -372,7 +384,7 @@ static int writer_wait(uint64_t *h)
 			shown = w;
 			wake_reader();	/* its status */
 		}
-		if (mono_ns() >= retry_ns)
+		if (rtmond_mono_ns() >= retry_ns)
 			break;
 		ts = mono_ts(retry_ns);
 		pthread_cond_timedwait(&wq_cond, &wq_lock, &ts);
@@ -388,9 +400,15 @@ static void *writer_main(void *arg)
 	int e, ce;
 
 	(void)arg;
-	while (writer_wait(&h)) {
+	for (;;) {
+		const char *dir;
+
+		__atomic_store_n(&busy_since, 0, __ATOMIC_RELAXED);
+		if (!writer_wait(&h))
+			break;
+		__atomic_store_n(&busy_since, rtmond_mono_ns(), __ATOMIC_RELAXED);
 		/* h passes the tail: its batch is published */
-		const char *dir = wq[(h - 1) % RTMOND_WQ].live->conf.dir;
+		dir = wq[(h - 1) % RTMOND_WQ].live->conf.dir;
 
 		/*
 		 * two stat()s and two fstat()s: at most every 100 ms, not a
@@ -398,10 +416,10 @@ static void *writer_main(void *arg)
 		 * go to the rotated file; to one removed (or compressed with
 		 * no delaycompress), they are lost, as within one batch before
 		 */
-		if (mono_ns() - moved_checked >= 100000000ull) {
+		if (rtmond_mono_ns() - moved_checked >= 100000000ull) {
 			rtmond_reopen_moved(dir, "misses.jsonl", &ln.misses_fd);
 			rtmond_reopen_moved(dir, "records.jsonl", &ln.records_fd);
-			moved_checked = mono_ns();
+			moved_checked = rtmond_mono_ns();
 		}
 		e = 0;
 		while (cur_t != h) {
@@ -426,7 +444,7 @@ static void *writer_main(void *arg)
 			ln.failed = failed;	/* the first failure is the one to say */
 		else
 			e = ce;
-		now = mono_ns();
+		now = rtmond_mono_ns();
 		if (e) {
 			shown = lines_waiting(h);
 			retry_ns = rtmond_retry_failed(dir, ln.failed, e, shown, ln.stored, now);
@@ -441,6 +459,13 @@ static void *writer_main(void *arg)
 		wake_reader();
 	}
 	return NULL;
+}
+
+uint64_t rtmond_writer_busy_ns(uint64_t now)
+{
+	uint64_t t = __atomic_load_n(&busy_since, __ATOMIC_RELAXED);
+
+	return t && now > t ? now - t : 0;
 }
 
 int rtmond_writer_start(void)
@@ -481,11 +506,7 @@ void rtmond_writer_stop(void)
 
 	if (!wq_started)
 		return;
-	pthread_mutex_lock(&wq_lock);
-	wq_stop = 1;
-	pthread_cond_broadcast(&wq_cond);
-	pthread_mutex_unlock(&wq_lock);
-	pthread_join(wq_thread, NULL);
+	rtmond_stop_thread(wq_thread, &wq_lock, &wq_cond, &wq_stop);
 	wq_started = 0;
 	if (rtmond_writer_idle())
 		return;

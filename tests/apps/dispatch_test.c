@@ -18,7 +18,7 @@
  * records.
  *
  *   dispatch_test -f FILE [-n ITEMS] [-p PERIOD_US] [-w WORK_US]
- *                 [-s SLOW_EVERY] [-S SLOW_WORK_US] [-q DEPTH]
+ *                 [-s SLOW_EVERY] [-S SLOW_WORK_US] [-q DEPTH] [-P PRIO]
  *
  * Every SLOW_EVERY-th item the worker spins SLOW_WORK_US instead of
  * WORK_US (to provoke deadline misses). Up to DEPTH items are in flight
@@ -26,6 +26,9 @@
  * apart); with more, items queue behind a slow one while the worker is
  * busy with it (no wakeup hands them over: the worker never sleeps).
  * Each item's line has the time the worker took it (t_taken).
+ * With -P the feeder and the dispatcher run SCHED_FIFO at PRIO and the
+ * worker stays SCHED_OTHER, as I/O threads above their workers are set
+ * up: items then begin on time while the worker spins on a slow one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -46,6 +50,7 @@ static const char *file;
 static long items = 100, period_us = 5000, work_us = 50;
 static long slow_every, slow_us = 3000;
 static long depth = 1;
+static long fifo_prio;
 static int efd;
 
 struct item {
@@ -180,13 +185,33 @@ static long num(const char *s, const char *what)
 	return v;
 }
 
+/* a thread at SCHED_FIFO fifo_prio, or inheriting ours without -P */
+static int start(pthread_t *t, void *(*fn)(void *))
+{
+	struct sched_param sp = { .sched_priority = (int)fifo_prio };
+	pthread_attr_t a;
+	int err;
+
+	pthread_attr_init(&a);
+	if (fifo_prio) {
+		pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+		pthread_attr_setschedparam(&a, &sp);
+	}
+	err = pthread_create(t, &a, fn, NULL);
+	pthread_attr_destroy(&a);
+	if (err)
+		fprintf(stderr, "dispatch_test: thread at SCHED_FIFO %ld: %s\n", fifo_prio, strerror(err));
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t f, d, w;
 	long i;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:n:p:w:s:S:q:")) != -1) {
+	while ((c = getopt(argc, argv, "f:n:p:w:s:S:q:P:")) != -1) {
 		switch (c) {
 		case 'f': file = optarg; break;
 		case 'n': items = num(optarg, "item count"); break;
@@ -195,13 +220,14 @@ int main(int argc, char **argv)
 		case 's': slow_every = num(optarg, "slow interval"); break;
 		case 'S': slow_us = num(optarg, "slow work time"); break;
 		case 'q': depth = num(optarg, "queue depth"); break;
+		case 'P': fifo_prio = num(optarg, "priority"); break;
 		default:
-			fprintf(stderr, "usage: dispatch_test -f FILE [-n N] [-p US] [-w US] [-s K] [-S US] [-q DEPTH]\n");
+			fprintf(stderr, "usage: dispatch_test -f FILE [-n N] [-p US] [-w US] [-s K] [-S US] [-q DEPTH] [-P PRIO]\n");
 			return 2;
 		}
 	}
-	if (!file || items < 1 || depth < 1) {
-		fprintf(stderr, "dispatch_test: -f FILE, -n >= 1 and -q >= 1 needed\n");
+	if (!file || items < 1 || depth < 1 || fifo_prio > 99) {
+		fprintf(stderr, "dispatch_test: -f FILE, -n >= 1, -q >= 1 and -P 1..99 needed\n");
 		return 2;
 	}
 	log_items = calloc(items + 1, sizeof(*log_items));
@@ -216,8 +242,8 @@ int main(int argc, char **argv)
 	if (c && c != -ENOENT)
 		fprintf(stderr, "dispatch_test: rtmon markers: %s\n", strerror(-c));
 	pthread_create(&w, NULL, worker, NULL);
-	pthread_create(&d, NULL, dispatcher, NULL);
-	pthread_create(&f, NULL, feeder, NULL);
+	if (start(&d, dispatcher) || start(&f, feeder))
+		return 1;
 	pthread_join(f, NULL);
 	pthread_join(d, NULL);
 	pthread_join(w, NULL);

@@ -332,7 +332,7 @@ static void loop_signal(int sig, timer_t *timer)
 			.it_interval = tv_of(interval_ns),
 			.it_value = tv_of(interval_ns),
 		}, left;
-		uint64_t before;
+		uint64_t before, rem;
 
 		next = now_ns() + interval_ns;
 		if (setitimer(ITIMER_REAL, &iv, NULL))
@@ -340,10 +340,14 @@ static void loop_signal(int sig, timer_t *timer)
 		before = now_ns();
 		if (getitimer(ITIMER_REAL, &left))
 			die("getitimer");
-		before += (uint64_t)left.it_value.tv_sec * 1000000000ull +
-			  (uint64_t)left.it_value.tv_usec * 1000;
-		if (before > next && (left.it_value.tv_sec || left.it_value.tv_usec))
-			next = before;
+		rem = (uint64_t)left.it_value.tv_sec * 1000000000ull +
+		      (uint64_t)left.it_value.tv_usec * 1000;
+		/*
+		 * 1 us left is what an expired timer whose interrupt has not
+		 * run yet reports (a stalled vCPU): no bound, keep the first
+		 */
+		if (rem > 1000 && before + rem > next)
+			next = before + rem;
 		grid0 = next;
 	} else {
 		struct itimerspec its;

@@ -249,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      (int)((a >> 5) & 7) - 1);
 			break;
 		case 4:
-			UNLESS_WANTED_NOOP(rtm_softirq_raise_wanted(c, cpu, (a >> 6) & 3),
+			UNLESS_WANTED_NOOP(rtm_softirq_raise_wanted(c, cpu, (a >> 6) & 3, b % 11),
 					   rtm_ev_softirq_raise(c, cpu, ts, b % 11, (a >> 6) & 3));
 			break;
 		case 5:

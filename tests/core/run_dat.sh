@@ -190,6 +190,16 @@ expect_bad_size() {
 expect_bad_size size_stands_still "$BADSZ"
 expect_bad_size size_loop "$T/size-loop.dat"
 expect_bad_size size_opts "$T/size-opts.dat"
+# a mutant of that file (fuzz_replay) on which libtracecmd 3.1's open
+# blocks for good: an input error once the open's time is up, not a hang
+OPENBLK=$D/tracecmd-open-blocks.dat
+timeout 20 "$REPLAY" --target "$TGT" "$OPENBLK" > "$T/open-blocks.out" 2> "$T/open-blocks.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "did not finish opening this file" "$T/open-blocks.err"; then
+	pass "open_blocks ($(tail -n 1 "$T/open-blocks.err" | sed "s|$D/||"))"
+else
+	bad "open_blocks: exit $rc (want 1), stderr: $(head -c 300 "$T/open-blocks.err")"
+fi
 # --explain on the .dat (its events printed by libtraceevent as the text
 # lines the snapshot reader reads) and on its report text: an explanation
 # per record, the same culprit (category and who; the text's times have

@@ -74,7 +74,8 @@ static void check_record(const struct rtm_record *r)
 	if (r->version != RTM_REC_VERSION || r->size != sizeof(*r) ||
 	    !r->nhops || r->nhops > RTM_REC_MAX_HOPS ||
 	    r->latency_ns != (r->end_ns > r->start_ns ? r->end_ns - r->start_ns : 0) ||
-	    (r->hops[0].type != RTM_HOP_IRQ && r->hops[0].type != RTM_HOP_TIMER))
+	    (r->hops[0].type != RTM_HOP_IRQ && r->hops[0].type != RTM_HOP_TIMER &&
+	     !(r->hops[0].type == RTM_HOP_SOFTIRQ_RAISE && (r->flags & RTM_REC_F_REPOLL))))
 		bad_rec++;
 	if (s == 0 || s >= seen_cap * 8) {
 		bad_rec++;

@@ -295,7 +295,7 @@ static void t_cookie_scope(void)
 	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm, NULL);
 	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead, NULL);
 	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef, NULL);	/* not the tracked task */
-	rtm_ev_work_end(c, 1, 400, 60, 41, 0xdead, wk);	/* other tgid */
+	rtm_ev_work_end(c, 1, 400, 61, 41, 0xdead, wk);	/* other tgid */
 	CHECK(drain(c, 2, NULL) == 0);
 	rtm_ev_work_end(c, 1, 500, 60, 40, 0xdead, wk);
 	CHECK(drain(c, 2, &r) == 1);
@@ -305,6 +305,118 @@ static void t_cookie_scope(void)
 	/* the record names the work item: the cookie that completed it */
 	CHECK((r.flags & RTM_REC_F_COOKIE) && r.cookie == 0xdead);
 	rtm_ev_switch(c, 0, 600, 50, 1, 0, 0, cm, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * A work item that waits for its worker, busy ending earlier work: the
+ * time from the item's begin to that earlier work_end (kept in 1024 ns
+ * units) is queued behind the worker (a queued hop, the worker its
+ * culprit), whichever cpu each end ran on. None when the earlier end came
+ * before the begin, or a task sharing the worker's slot (pid 149: the
+ * same hash) ended work meanwhile.
+ */
+static void t_blame_queued(void)
+{
+	struct rtm_core *c = mk_default(2);
+	struct rtm_switch_who w = { 119, 120, NULL };
+	struct rtm_record r;
+	char cm[16], wk[16];
+	unsigned long long sum = 0;
+	unsigned int i;
+
+	begin("blame_queued_behind_a_busy_worker");
+	comm(cm, "disp");
+	comm(wk, "worker");
+	w.prev_comm = wk;
+	CHECK(target(c, 0, "worker", RTM_SRC_ANY, 0, RTM_END_WORK_END, 0) == 0);
+	/*
+	 * the dispatcher, woken at 110, waits for worker 60 (nice -1) until
+	 * 200; item 1 begins at 300; the worker ends item 0 at 2048 (cpu 0),
+	 * 1 at 2148 (cpu 1)
+	 */
+	irq_wake(c, 0, 100, 3, 50, "disp");
+	rtm_ev_switch(c, 0, 200, 60, 0, 50, 40, cm, &w);
+	rtm_ev_work_begin(c, 0, 300, 50, 40, 1, NULL);
+	rtm_ev_work_end(c, 1, 1000, 61, 40, 6, wk);	/* another task */
+	rtm_ev_work_end(c, 0, 2048, 60, 40, 0, wk);
+	rtm_ev_work_end(c, 1, 2148, 60, 40, 1, wk);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.latency_ns == 2048 && r.nhops >= 2 &&
+	      r.hops[r.nhops - 2].type == RTM_HOP_QUEUED &&
+	      r.hops[r.nhops - 2].ts_ns == 2048 &&
+	      r.hops[r.nhops - 2].pid == 60);
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		sum += r.blame.ns[i];
+	CHECK(sum == r.latency_ns);
+	/* running: 200..300 (dispatcher), 2048..2148 (worker) */
+	CHECK(r.blame.ns[RTM_BLAME_QUEUED] == 1748 &&
+	      r.blame.ns[RTM_BLAME_RUNNING] == 200);
+	/* one entry for the worker: its runnable 90 and queued 1748, its
+	 * priority from the switch (a queued hop does not know it) */
+	CHECK(r.blame.culprit[0].pid == 60 && r.blame.culprit[0].ns == 1838 &&
+	      r.blame.culprit[0].category == RTM_BLAME_QUEUED &&
+	      r.blame.culprit[0].prio == 119 && !r.blame.culprit[1].pid &&
+	      !strcmp((char *)r.blame.culprit[0].comm, "worker"));
+	rtm_ev_switch(c, 0, 2500, 50, 1, 0, 0, cm, NULL);
+	/* worker 60 free (3072) before item 2 began (3300): running only */
+	irq_wake(c, 0, 3000, 3, 50, "disp");
+	rtm_ev_switch(c, 0, 3100, 0, 0, 50, 40, cm, NULL);
+	rtm_ev_work_end(c, 1, 3072, 60, 40, 7, wk);
+	rtm_ev_work_begin(c, 0, 3300, 50, 40, 2, NULL);
+	rtm_ev_work_end(c, 1, 3500, 60, 40, 2, wk);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN &&
+	      !r.blame.ns[RTM_BLAME_QUEUED] &&
+	      r.blame.ns[RTM_BLAME_RUNNING] == 400);
+	rtm_ev_switch(c, 0, 3600, 50, 1, 0, 0, cm, NULL);
+	/* pid 149 shares worker 60's slot: its end evicts the worker's */
+	irq_wake(c, 0, 4000, 3, 50, "disp");
+	rtm_ev_switch(c, 0, 4100, 0, 0, 50, 40, cm, NULL);
+	rtm_ev_work_begin(c, 0, 4200, 50, 40, 3, NULL);
+	rtm_ev_work_end(c, 1, 5120, 60, 40, 8, wk);
+	rtm_ev_work_end(c, 0, 5200, 149, 40, 9, wk);
+	rtm_ev_work_end(c, 1, 5300, 60, 40, 3, wk);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN &&
+	      !r.blame.ns[RTM_BLAME_QUEUED] && r.blame.culprit[0].pid != 60);
+	rtm_ev_switch(c, 0, 5400, 50, 1, 0, 0, cm, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * A chain with one hop slot left at the work_end: the work_end hop, not a
+ * queued hop, takes it (the record ends at its end, no hops dropped).
+ */
+static void t_blame_queued_last_slot(void)
+{
+	struct rtm_params p;
+	struct rtm_core *c;
+	struct rtm_record r;
+	char cm[16], wk[16];
+
+	begin("blame_queued_never_takes_the_work_ends_slot");
+	rtm_params_default(&p, 2);
+	p.chain_hops = 5;	/* irq, waking, switch_in, work_begin: one left */
+	c = mk(&p);
+	comm(cm, "disp");
+	comm(wk, "worker");
+	CHECK(target(c, 0, "worker", RTM_SRC_ANY, 0, RTM_END_WORK_END, 0) == 0);
+	irq_wake(c, 0, 100, 3, 50, "disp");
+	rtm_ev_switch(c, 0, 200, 0, 0, 50, 40, cm, NULL);
+	rtm_ev_work_begin(c, 0, 300, 50, 40, 1, NULL);
+	rtm_ev_work_end(c, 1, 2048, 60, 40, 0, wk);
+	rtm_ev_work_end(c, 1, 2148, 60, 40, 1, wk);
+	CHECK(drain(c, 2, &r) == 1);
+	CHECK(r.nhops == 5 && r.hops[4].type == RTM_HOP_WORK_END &&
+	      r.hops[3].type == RTM_HOP_WORK_BEGIN &&
+	      !(r.flags & RTM_REC_F_DROPPED_HOPS) &&
+	      !r.blame.ns[RTM_BLAME_QUEUED] && !r.blame.ns[RTM_BLAME_UNKNOWN]);
+	rtm_ev_switch(c, 0, 2500, 50, 1, 0, 0, cm, NULL);
 	rtm_ev_tick(c, 0, 10000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -1445,6 +1557,8 @@ int main(void)
 	t_quiescent_detects_open();
 	t_task_bucket_full();
 	t_cookie_scope();
+	t_blame_queued();
+	t_blame_queued_last_slot();
 	t_ring_wrap();
 	t_ring_peek();
 	t_expire_all();

@@ -440,6 +440,29 @@ static void t_in_a_row(void)
 	end();
 }
 
+/*
+ * One process cannot take every waiting-item slot (a member of the
+ * device's group naming its thread as a target's task could): one item
+ * past RTM_NWAITWORK_TGID waiting at once is not kept, another process's
+ * still is.
+ */
+static void t_waitwork_per_process(void)
+{
+	struct rtm_core *c;
+	u64 k;
+
+	begin("waitwork_slots_bounded_per_process");
+	c = mk_handoff();
+	for (k = 0; k < RTM_NWAITWORK_TGID; k++)
+		CHECK(rtm_waitwork_add(c, 1, 1500 + k, RESP, RESP, 10 + k,
+				       resp_comm) != NULL);
+	CHECK(rtm_waitwork_add(c, 1, 1600, RESP, RESP, 99, resp_comm) == NULL);
+	CHECK(rtm_waitwork_add(c, 1, 1600, RESP + 1, RESP + 1, 99,
+			       resp_comm) != NULL);
+	CHECK(rtm_ld32(&c->waitwork_used) == RTM_NWAITWORK_TGID + 1);
+	end();
+}
+
 int main(void)
 {
 	rtm_test_point = point;
@@ -450,6 +473,7 @@ int main(void)
 	t_tick_pairs();
 	t_own_slot_reused();
 	t_in_a_row();
+	t_waitwork_per_process();
 	free(mem);
 	return failed;
 }

@@ -3,8 +3,9 @@
  * test_verdict.c - a record is charged only to a target its chain earned:
  * overdue reports go to a target whose whole filter a task of the chain
  * passed, WAS_OVERDUE marks only the target reported, a wakeup racing a
- * switch never frees another task's branch, and a stop inside a timer
- * callback leaves nothing for the next start.
+ * switch never frees another task's branch, a stop inside a timer
+ * callback leaves nothing for the next start, and a chain started at a
+ * softirq's re-raise (REPOLL) only where its own pass raised it again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,7 +483,7 @@ static void t_two_ticks(void)
  * take the live branch: while it held it, the owner's next branch there
  * would find the slot taken, and the live one be freed as stale.
  */
-static struct { rtm_a32 *slot; u32 next; int peeked, taken; } aba;
+static struct { rtm_a32 *slot; u32 next; int peeked, taken; u64 next_start; } aba;
 
 static void aba_point(struct rtm_core *c, u32 cpu, int id)
 {
@@ -492,7 +493,7 @@ static void aba_point(struct rtm_core *c, u32 cpu, int id)
 		old = rtm_xchg32(aba.slot, 0);
 		rtm_branch_free(c, cpu, old, RTM_C_BR_PRUNED);
 		aba.next = rtm_chain_start(c, cpu, RTM_KIND_IRQ, 12,
-					   2 * MS, RTM_HOP_IRQ, 0);
+					   aba.next_start, RTM_HOP_IRQ, 0);
 		rtm_st32(aba.slot, aba.next);
 	} else if (id == RTM_TP_SLOT_TAKEN && aba.slot && !aba.taken++) {
 		/* the owner's next branch for the slot */
@@ -507,8 +508,11 @@ static void t_tick_slot_aba(void)
 	struct rtm_stats s;
 	struct rtm_chain *ch;
 	u32 b, st, now;
+	/* past max_age: the tick leaves a younger done branch in si_cur */
+	u64 tick_at = 1 * MS + c->p.max_age_ns + 10 * US;
 
 	begin("tick_slot_aba_keeps_the_live_branch");
+	aba.next_start = tick_at - 10 * US;
 	b = rtm_chain_start(c, 0, RTM_KIND_IRQ, 11, 1 * MS, RTM_HOP_IRQ, 0);
 	CHECK(b != 0);
 	ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
@@ -517,7 +521,7 @@ static void t_tick_slot_aba(void)
 	aba.slot = &c->cpus[0].si_cur;
 	rtm_st32(aba.slot, b);
 	rtm_test_point = aba_point;
-	rtm_tick_begin(c, &t, 2 * MS + 10 * US);
+	rtm_tick_begin(c, &t, tick_at);
 	while (rtm_tick_run(c, 1, &t, 64))
 		;
 	rtm_test_point = NULL;
@@ -530,6 +534,296 @@ static void t_tick_slot_aba(void)
 	rtm_st32(&c->cpus[0].si_cur, 0);
 	if (now)
 		rtm_branch_free(c, 0, now, RTM_C_BR_PRUNED);
+	finish(c, 2);
+	end();
+}
+
+/* ---- a softirq pass re-raised after its IRQ chain completed (REPOLL) ---- */
+#define NET_TX	2
+#define NET_RX	3
+
+/*
+ * IRQ 29 at t raises NET_RX; the pass wakes app (pid 200) and raises vec
+ * again; app's switch-in at t + 40 us completes the chain (one record).
+ */
+static void napi_pass(struct rtm_core *c, unsigned long long t,
+		      unsigned int vec)
+{
+	rtm_ev_irq_entry(c, 1, t, 29);
+	rtm_ev_softirq_raise(c, 1, t + 1 * US, NET_RX, RTM_CTX_HARDIRQ);
+	rtm_ev_irq_exit(c, 1, t + 2 * US, 29, 0, 0);
+	rtm_ev_softirq_entry(c, 1, t + 3 * US, NET_RX);
+	wake(c, 1, t + 10 * US, RTM_CTX_SOFTIRQ, 200, "app");
+	rtm_ev_softirq_raise(c, 1, t + 11 * US, vec, RTM_CTX_SOFTIRQ);
+	rtm_ev_softirq_exit(c, 1, t + 12 * US, NET_RX);
+	switch_to(c, 1, t + 40 * US, 0, 0, 200, "app");
+}
+
+/* a pass of vec at t that wakes app, then app runs */
+static void pass_wakes_app(struct rtm_core *c, unsigned long long t,
+			   unsigned int vec)
+{
+	rtm_ev_softirq_entry(c, 1, t, vec);
+	wake(c, 1, t + 5 * US, RTM_CTX_SOFTIRQ, 200, "app");
+	rtm_ev_softirq_exit(c, 1, t + 6 * US, vec);
+	switch_to(c, 1, t + 20 * US, 0, 0, 200, "app");
+}
+
+static int app_target(struct rtm_core *c, unsigned int id)
+{
+	return target(c, id, "app", 0, 0, RTM_SRC_IRQ, 29, RTM_END_SWITCH_IN,
+		      100 * US);
+}
+
+/* the case REPOLL is for: the re-raised pass's wakeup gets a record */
+static void t_repoll_followed(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_reraised_pass_has_its_chain");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	pass_wakes_app(c, 1 * MS + 200 * US, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 2);
+	CHECK(!(rec[0].flags & RTM_REC_F_REPOLL));
+	CHECK(rec[1].flags & RTM_REC_F_REPOLL);
+	CHECK(rec[1].source == 29);
+	CHECK(rec[1].start_ns == 1 * MS + 11 * US);
+	CHECK(rec[1].latency_ns == 209 * US);
+	CHECK(s.softirq_repoll == 1);
+	finish(c, 2);
+	end();
+}
+
+/* a stop between the re-raise and its pass leaves nothing for the start */
+static void t_repoll_stop(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_stop_leaves_no_reraise");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	CHECK(drain(c, 2) == 1);
+	rtm_core_expire_all(c, 0);		/* stop */
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	pass_wakes_app(c, 5000 * MS, NET_RX);	/* start, 5 s later */
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 0);
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/* a pass raising another vector is no re-raise of its own */
+static void t_repoll_other_vec(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_other_vector_is_no_reraise");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_TX);
+	pass_wakes_app(c, 1 * MS + 200 * US, NET_TX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 1);
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * An IRQ-only target completes the chain at the hard IRQ's exit: the
+ * interrupt's own first pass (raised in hard IRQ) is no re-raise.
+ */
+static void t_repoll_irqonly_first_pass(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+	int n, i;
+
+	begin("repoll_irqonly_first_pass_is_no_reraise");
+	CHECK(target(c, 0, NULL, 0, 0, RTM_SRC_IRQ, 29, RTM_END_SWITCH_IN,
+		     100 * US) == 0);
+	CHECK(app_target(c, 1) == 0);
+	rtm_ev_irq_entry(c, 1, 1 * MS, 29);
+	rtm_ev_softirq_raise(c, 1, 1 * MS + 1 * US, NET_RX, RTM_CTX_HARDIRQ);
+	rtm_ev_irq_exit(c, 1, 1 * MS + 2 * US, 29, 0, 0);
+	pass_wakes_app(c, 1 * MS + 3 * US, NET_RX);
+	rtm_core_stats(c, &s);
+	n = drain(c, 2);
+	CHECK(n >= 1);
+	for (i = 0; i < n; i++)
+		CHECK(!(rec[i].flags & RTM_REC_F_REPOLL));
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A new interrupt's pass replaces a kept re-raise: its chain is recorded
+ * from its own interrupt (a merge kept the older, done chain: the new one
+ * was lost and the pass started a chain at the old re-raise).
+ */
+static void t_repoll_new_irq_wins(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_new_interrupt_replaces_the_reraise");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	rtm_ev_irq_entry(c, 1, 2 * MS, 29);
+	rtm_ev_softirq_raise(c, 1, 2 * MS + 1 * US, NET_RX, RTM_CTX_HARDIRQ);
+	rtm_ev_irq_exit(c, 1, 2 * MS + 2 * US, 29, 0, 0);
+	pass_wakes_app(c, 2 * MS + 3 * US, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 2);
+	CHECK(rec[1].start_ns == 2 * MS);
+	CHECK(!(rec[1].flags & (RTM_REC_F_REPOLL | RTM_REC_F_MERGED)));
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * The tick (another cpu) leaves a kept re-raise while its chain is
+ * younger than max_age, frees it after, and never gives a done branch
+ * back to a slot a later pass may own.
+ */
+static void t_repoll_tick_ages(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	unsigned long long old = 1 * MS + c->p.max_age_ns + 1 * MS;
+	struct rtm_stats s;
+
+	begin("repoll_tick_ages_the_reraise_out");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	rtm_ev_tick(c, 0, 2 * MS);
+	CHECK(rtm_ld32(&c->cpus[1].si_pend[NET_RX]) != 0);
+	rtm_ev_tick(c, 0, old);
+	CHECK(rtm_ld32(&c->cpus[1].si_pend[NET_RX]) == 0);
+	pass_wakes_app(c, old + 1 * MS, NET_RX);
+	/* kept in si_cur by a re-raised pass that woke no target */
+	napi_pass(c, old + 2 * MS, NET_RX);
+	rtm_ev_softirq_entry(c, 1, old + 3 * MS, NET_RX);
+	wake(c, 1, old + 3 * MS + 1 * US, RTM_CTX_SOFTIRQ, 300, "other");
+	CHECK(rtm_ld32(&c->cpus[1].si_cur) != 0);
+	rtm_ev_tick(c, 0, old + 3 * MS + c->p.max_age_ns);
+	CHECK(rtm_ld32(&c->cpus[1].si_cur) == 0);
+	rtm_ev_softirq_exit(c, 1, old + 3 * MS + c->p.max_age_ns + 1 * US,
+			    NET_RX);
+	pass_wakes_app(c, old + 4 * MS + c->p.max_age_ns, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 2);
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A REPOLL chain starts at the re-raise, but data may have come later
+ * with no event to show it (an interrupt while NAPI was scheduled raises
+ * nothing): its latency is no verdict, no miss, no overdue report.
+ */
+static void t_repoll_no_verdict(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_is_no_miss_verdict");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	rtm_ev_irq_entry(c, 1, 5 * MS, 29);	/* NAPI scheduled: no raise */
+	rtm_ev_irq_exit(c, 1, 5 * MS + 1 * US, 29, 0, 0);
+	rtm_ev_softirq_entry(c, 1, 5 * MS + 10 * US, NET_RX);
+	wake(c, 1, 5 * MS + 20 * US, RTM_CTX_SOFTIRQ, 200, "app");
+	rtm_ev_softirq_exit(c, 1, 5 * MS + 30 * US, NET_RX);
+	rtm_ev_tick(c, 0, 5 * MS + 40 * US);	/* past the deadline */
+	switch_to(c, 1, 5 * MS + 50 * US, 0, 0, 200, "app");
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 2);
+	CHECK(rec[1].flags == RTM_REC_F_REPOLL);
+	CHECK(s.chains_overdue == 0 && s.softirq_repoll == 1);
+	finish(c, 2);
+	end();
+}
+
+/* a raise of vec by something else (no chain: a task) drops the re-raise */
+static void t_repoll_foreign_raise(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	begin("repoll_foreign_raise_drops_the_reraise");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	rtm_ev_softirq_raise(c, 1, 2 * MS, NET_RX, RTM_CTX_TASK);
+	pass_wakes_app(c, 2 * MS + 10 * US, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 1);
+	CHECK(s.softirq_repoll == 0);
+	finish(c, 2);
+	end();
+}
+
+/* the pass raising another vector first still keeps its own re-raise */
+static void t_repoll_other_vec_first(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	struct rtm_stats s;
+
+	char cm[RTM_COMM_LEN];
+
+	begin("repoll_other_vector_raised_first");
+	CHECK(app_target(c, 0) == 0);
+	switch_to(c, 1, 500 * US, 0, 0, 200, "app");	/* app runs */
+	rtm_ev_irq_entry(c, 1, 1 * MS, 29);
+	rtm_ev_softirq_raise(c, 1, 1 * MS + 1 * US, NET_RX, RTM_CTX_HARDIRQ);
+	rtm_ev_irq_exit(c, 1, 1 * MS + 2 * US, 29, 0, 0);
+	rtm_ev_softirq_entry(c, 1, 1 * MS + 3 * US, NET_RX);
+	/* app is running: its wakeup completes the chain */
+	comm(cm, "app");
+	rtm_ev_waking_running(c, 1, 1 * MS + 10 * US, RTM_CTX_SOFTIRQ, 0, 200,
+			      200, cm, 1);
+	rtm_ev_softirq_raise(c, 1, 1 * MS + 11 * US, NET_TX, RTM_CTX_SOFTIRQ);
+	rtm_ev_softirq_raise(c, 1, 1 * MS + 12 * US, NET_RX, RTM_CTX_SOFTIRQ);
+	rtm_ev_softirq_exit(c, 1, 1 * MS + 13 * US, NET_RX);
+	switch_to(c, 1, 1 * MS + 20 * US, 200, 1, 21, "ksoftirqd/1");
+	pass_wakes_app(c, 1 * MS + 30 * US, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 2);
+	CHECK(rec[1].flags & RTM_REC_F_REPOLL);
+	CHECK(s.softirq_repoll == 1);
+	finish(c, 2);
+	end();
+}
+
+/* a re-raise goes on through RTM_REPOLL_PASSES passes that wake no target */
+static void t_repoll_passes_bounded(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	unsigned long long t = 2 * MS;
+	struct rtm_stats s;
+	unsigned int i;
+
+	begin("repoll_passes_bounded");
+	CHECK(app_target(c, 0) == 0);
+	napi_pass(c, 1 * MS, NET_RX);
+	for (i = 0; i < RTM_REPOLL_PASSES; i++, t += 100 * US) {
+		rtm_ev_softirq_entry(c, 1, t, NET_RX);
+		wake(c, 1, t + 1 * US, RTM_CTX_SOFTIRQ, 300, "other");
+		rtm_ev_softirq_raise(c, 1, t + 2 * US, NET_RX, RTM_CTX_SOFTIRQ);
+		rtm_ev_softirq_exit(c, 1, t + 3 * US, NET_RX);
+	}
+	CHECK(rtm_ld32(&c->cpus[1].si_pend[NET_RX]) != 0);
+	pass_wakes_app(c, t, NET_RX);
+	rtm_core_stats(c, &s);
+	CHECK(drain(c, 2) == 1);
+	CHECK(s.softirq_repoll == 0);
 	finish(c, 2);
 	end();
 }
@@ -550,6 +844,16 @@ int main(void)
 	t_readded_target();
 	t_two_ticks();
 	t_tick_slot_aba();
+	t_repoll_followed();
+	t_repoll_stop();
+	t_repoll_other_vec();
+	t_repoll_irqonly_first_pass();
+	t_repoll_new_irq_wins();
+	t_repoll_tick_ages();
+	t_repoll_no_verdict();
+	t_repoll_foreign_raise();
+	t_repoll_other_vec_first();
+	t_repoll_passes_bounded();
 	free(mem);
 	return failed;
 }

@@ -19,6 +19,8 @@
  * far, S the lines of each file of $FAKE_RTMON_STORED (records.jsonl, or
  * a colon-separated list) at that moment. $FAKE_RTMON_HANDED, when set,
  * names a file that holds H after every read(), acknowledged or not.
+ * $FAKE_RTMON_STALL, when set, names a file whose presence holds every
+ * fdatasync() back until it is removed: a disk that stopped answering.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -178,6 +180,18 @@ ssize_t read(int fd, void *buf, size_t count)
 		return -1;
 	}
 	return (ssize_t)(n * sizeof(*r));
+}
+
+int fdatasync(int fd)
+{
+	static int (*real)(int);
+	const char *stall = getenv("FAKE_RTMON_STALL");
+
+	if (!real)
+		real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+	while (stall && !access(stall, F_OK))
+		usleep(10000);
+	return real(fd);
 }
 
 int open(const char *path, int flags, ...)

@@ -26,6 +26,9 @@
 
 #include "rtmond.h"
 
+#define CHECK_AREA "budget"
+#include "check.h"
+
 /* what budget.c uses of the rest of rtmond */
 char rtmond_load_tag[24];
 char rtmond_load_key[64];
@@ -48,7 +51,6 @@ void rtmond_log(const char *fmt, ...)
 #define DAY	86400
 #define BOOT	"6a0e1d2c-0000-4000-8000-00000000b007"	/* this boot's id */
 
-static int fails;
 static char root[160], dir[240];
 static time_t now;
 
@@ -62,21 +64,6 @@ static const char *log_line(void)
 		out[i] = logbuf[i] == '\n' && logbuf[i + 1] ? '|' : logbuf[i] == '\n' ? 0 : logbuf[i];
 	out[i] = 0;
 	return out;
-}
-
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: budget/%s", ok ? "PASS" : "FAIL", name);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		fails++;
-	}
-	putchar('\n');
 }
 
 static int rm_one(const char *p, const struct stat *st, int type, struct FTW *f)

@@ -40,7 +40,7 @@ static const char good[] =
 	"snapshot = { dir = \"/tmp/x\"; ftrace = false; lttng_output = \"net://10.0.0.1\";\n"
 	"  rate_burst = 2; rate_interval = \"10s\"; gather = \"2ms\"; records_file = true;\n"
 	"  lttng_kernel = false; lttng_kernel_buffer_kb = 4096;\n"
-	"  max_disk = \"2G\"; max_age = \"30d\"; };\n"
+	"  max_disk = \"2G\"; max_age = \"30d\"; max_file_size = \"1G\"; keep_files = 10; };\n"
 	"metrics = { listen = \"[::1]:9100\"; buckets = [\"1us\", \"1ms\"]; textfile = \"/tmp/t.prom\"; };\n"
 	"realtime = { policy = \"rr\"; priority = 42; mlockall = false; keep_admin = false; };\n";
 
@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 		 c->targets[0].t.timers != RTMON_TIMER_BIT(RTM_TIMER_SLEEPER) ||
 		 c->policy != SCHED_FIFO || c->priority != 10 || c->nle != 14 ||
 		 c->max_disk != 256ull << 20 || c->max_age_ns || c->gather_ns ||
+		 c->max_file_size != 64ull << 20 || c->keep_files != 4 ||
 		 strcmp(c->listen, "127.0.0.1:9465"))
 		bad("shipped", "values not as written in config/rtmon.conf");
 	else
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
 		 c->rate_burst != 2 || c->rate_interval_ns != 10000000000ull || !c->records_file ||
 		 c->gather_ns != 2000000 ||
 		 c->max_disk != 2ull << 30 || c->max_age_ns != 30 * 86400000000000ull ||
+		 c->max_file_size != 1ull << 30 || c->keep_files != 10 ||
 		 c->nle != 2 || c->le_ns[0] != 1000 || c->le_ns[1] != 1000000 ||
 		 c->policy != SCHED_RR || c->priority != 42 || c->mlockall || c->keep_admin)
 		bad("good", "values not as written");
@@ -90,7 +92,8 @@ int main(int argc, char **argv)
 
 	if (rtmond_config_parse("", "empty.conf", c, err, sizeof(err)) || c->ntargets ||
 	    strcmp(c->dir, "/var/lib/rtmon") || c->rate_burst != 5 || c->max_disk != 256ull << 20 ||
-	    c->max_age_ns || !c->lttng_kernel || c->lttng_kernel_buffer_kb != 1024 || c->gather_ns)
+	    c->max_age_ns || !c->lttng_kernel || c->lttng_kernel_buffer_kb != 1024 || c->gather_ns ||
+	    c->max_file_size != 64ull << 20 || c->keep_files != 4)
 		bad("empty_defaults", "%s", err);
 	else
 		pass("empty_defaults");

@@ -19,7 +19,9 @@
 
 #include "rtmond.h"
 
-static int fails;
+#define CHECK_AREA "notify"
+#include "check.h"
+
 static char logbuf[4096];
 
 /* notify.c logs through rtmond_log: keep the last lines for the checks */
@@ -33,21 +35,6 @@ void rtmond_log(const char *fmt, ...)
 		vsnprintf(logbuf + n, sizeof(logbuf) - n - 1, fmt, ap);
 	va_end(ap);
 	strcat(logbuf, "\n");
-}
-
-static void check(int ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: notify/%s", ok ? "PASS" : "FAIL", name);
-	if (!ok) {
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		fails++;
-	}
-	putchar('\n');
 }
 
 /* the next datagram, "" when none waits */

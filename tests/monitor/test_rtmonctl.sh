@@ -5,7 +5,8 @@
 # (parsed as XML) and PNG (magic bytes), and its errors (exit status and
 # message); top from a saved /proc/rtmon/status (--status) with rtmond's
 # stats.json and misses.jsonl: plain-text frames when not on a terminal,
-# one JSON object per refresh, chains/s between frames; top's option
+# one JSON object per refresh, chains/s between frames, the last miss
+# across a rotation of misses.jsonl; top's option
 # errors and the module-not-loaded message. Prints PASS:/FAIL: lines.
 set -uo pipefail
 R=$1
@@ -202,6 +203,26 @@ then
 else
 	fail top/json "$(cat err.txt) $(head -c 400 top.json)"
 fi
+# rtmond rotates misses.jsonl between two frames, a miss written just before:
+# read from misses.jsonl.1, and the last misses seen are not forgotten
+mkdir -p rotdir
+printf '{"target_name":"dispatch","read_ns":7000000000,"seq":2,"boot_id":"%s"}\n' "$boot" >rotdir/misses.jsonl
+"$R" top --status "$S" --dir rotdir -n 2 -i 1 --json >top-rot.json 2>err.txt &
+tpid=$!
+for ((i = 0; i < 50; i++)); do
+	[ -s top-rot.json ] && break
+	sleep 0.05
+done
+printf '{"target_name":"dispatch","read_ns":7500000000,"seq":3,"boot_id":"%s"}\n' "$boot" >>rotdir/misses.jsonl
+mv rotdir/misses.jsonl rotdir/misses.jsonl.1
+: >rotdir/misses.jsonl
+wait $tpid
+if got=$(python3 -c 'import json, sys; print(*[json.loads(l)["targets"][0]["last_miss_ns"] for l in open(sys.argv[1])])' top-rot.json 2>&1) &&
+   [ "$got" = "7000000000 7500000000" ]; then
+	pass "top/rotated (misses.jsonl rotated between frames: the last miss $got, read from misses.jsonl.1)"
+else
+	fail top/rotated "last_miss_ns per frame: '$got' (want 7000000000 7500000000): $(cat err.txt)"
+fi
 # ---- explain: a real record and ftrace snapshot (data/explain, from the
 # guest test explain-hog on 6.1 PREEMPT_RT: cyclictest FIFO 50 behind a
 # FIFO 80 busy loop, python3[173], on cpu 1)
@@ -242,6 +263,34 @@ if grep -qF 'runnable behind \x1b[2Jpy3[173] rt 80 on cpu 1' ex.txt && ! grep -q
 else
 	fail explain/escapes "$(head -c 300 ex.txt | od -c | head -n 5) $(cat err.txt)"
 fi
+# a buffer that overran: cpu 1 lost its events up to 1 ms into the chain
+# (the header's entries-written above entries-in-buffer), cpu 0 kept
+# older ones. What cpu 1 did then is unknown, not its last task's
+python3 -c '
+import re, sys
+ts = re.compile(r"\[(\d+)\][^:]* (\d+)\.(\d{6}): ")
+with open(sys.argv[2], "w") as o:
+    for l in open(sys.argv[1]):
+        x = ts.search(l)
+        if l.startswith("# entries-in-buffer"):
+            l = "# entries-in-buffer/entries-written: 1000/4000   #P:2\n"
+        elif x and x[1] == "001" and int(x[2]) * 10**9 + int(x[3]) * 1000 < 8551384840:
+            continue
+        o.write(l)' "$E/snapshot.txt" overrun-snapshot.txt
+if "$R" --json explain --record "$E/record.json" --snapshot overrun-snapshot.txt >overrun.json 2>err.txt &&
+	python3 - overrun.json <<'PY' 2>>err.txt
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["partial"] and "starts after" in d["missing"], d
+before = [p for p in d["parts"] if p["who"] == "before the snapshot"]
+assert before and before[0]["category"] == "unknown" and before[0]["ns"] >= 1000000, d["parts"][:3]
+assert sum(p["ns"] for p in d["parts"]) == d["latency_ns"]
+PY
+then
+	pass "explain/overrun (cpu 1's lost start is unknown, partial: 'the snapshot starts after the chain's start')"
+else
+	fail explain/overrun "$(head -c 400 err.txt)"
+fi
 # ---- explain, an item queued behind a busy worker (data/explain-worker,
 # the guest test explain-worker on 6.1 PREEMPT_RT: dispatch_test's item 11
 # was queued while its worker, dispatch_test[175], spun 20 ms on item 10;
@@ -267,6 +316,38 @@ then
 	pass "explain/queued (queued behind the worker dispatch_test[175] busy with item 10: 85%, its running on item 11 apart)"
 else
 	fail explain/queued "$(head -c 400 err.txt)"
+fi
+# ---- explain of a record with the module's queued hop (data/explain-
+# worker-queued, explain-worker on mainline, record version 5): item 71
+# waited for the worker dispatch_test[162] until the module saw it end
+# item 70 (hop 6, queued); the snapshot splits that wait between the
+# worker's earlier work ("queued") and whoever preempted the worker on
+# its cpu, never the worker's running; after the hop the worker runs
+E4=$here/data/explain-worker-queued
+if "$R" --json explain --record "$E4/record.json" --snapshot "$E4/snapshot.txt" >ex4.json 2>err.txt &&
+	python3 - ex4.json "$E4/record.json" <<'PY' 2>>err.txt
+import json, sys
+d, rec = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+hops = rec["hops"]
+q = [i for i, h in enumerate(hops) if h["event"] == "queued"]
+assert q == [6] and hops[6]["pid"] == 162 and rec["blame"]["queued"] > 0, q
+assert d["sum_ns"] == d["latency_ns"] and not d["partial"], d
+at = lambda p, i: sum(b["ns"] for b in p["by_hop"] if b["hop"] == i)
+wait = {}
+for p in d["parts"]:
+    if at(p, 6):	# one who may have a part per cpu
+        k = (p["category"], p["who"])
+        wait[k] = wait.get(k, 0) + at(p, 6)
+assert sum(wait.values()) == hops[6]["ts_ns"] - hops[5]["ts_ns"], wait
+assert wait.get(("queued", "dispatch_test[162] nice 0"), 0) >= 4000000, wait
+assert not [k for k in wait if k[0] == "running"], wait
+after = [(p["category"], p["who"]) for p in d["parts"] if at(p, 7)]
+assert after == [("running", "dispatch_test[162] nice 0")], after
+PY
+then
+	pass "explain/queued-hop (the module's queued hop: the wait before it is the worker's earlier work or its preemptions, never its running)"
+else
+	fail explain/queued-hop "$(head -c 400 err.txt)"
 fi
 # ---- explain on PREEMPT_RT, a softirq preempted (data/explain-rt-softirq,
 # explain-hog on 6.1 PREEMPT_RT): the hog, woken in the NET_RX softirq a
@@ -398,7 +479,7 @@ fi
 # with two entries (the last three fixtures have one: NET_RX before hops
 # 1 and 3 on PREEMPT_RT, the boosted pi-owner before 3, 4 and 5)
 ok=1
-for d in explain explain-worker explain-rt-softirq explain-pi explain-pi-skew; do
+for d in explain explain-worker explain-worker-queued explain-rt-softirq explain-pi explain-pi-skew; do
 	"$R" --json explain --record "$here/data/$d/record.json" --snapshot "$here/data/$d/snapshot.txt" \
 		>byhop-$d.json 2>err-$d.txt && python3 - byhop-$d.json "$here/data/$d/record.json" "$d" <<'PY' 2>>err-$d.txt || { ok=0; cp err-$d.txt err.txt; }
 import json, sys
@@ -414,12 +495,12 @@ for i in range(1, len(hops) + 1):
     a = min(max(hops[i - 1]["ts_ns"], start), end)
     b = min(hops[i]["ts_ns"] if i < len(hops) else end, end)
     assert per.get(i, 0) == max(0, b - a), (i, per.get(i), b - a)
-assert sys.argv[3] in ("explain", "explain-worker") or \
+assert sys.argv[3] in ("explain", "explain-worker", "explain-worker-queued") or \
     any(len(p["by_hop"]) > 1 for p in d["parts"]), "no part before two hops"
 PY
 done
 if [ $ok = 1 ]; then
-	pass "explain/by-hop (5 real fixtures: each part split by hop, each hop's parts add up to it)"
+	pass "explain/by-hop (6 real fixtures: each part split by hop, each hop's parts add up to it)"
 else
 	fail explain/by-hop "$(head -c 400 err.txt)"
 fi
@@ -446,7 +527,46 @@ done
 run explain/no-snapshot 1 "cannot read the snapshot" "$R" explain --record "$E/record.json" --snapshot /nonexistent
 echo '{"seq": 1}' >bad-record.json
 run explain/bad-record 1 "not a chain record" "$R" explain --record bad-record.json --snapshot "$E/snapshot.txt"
-run explain/usage 2 "usage: rtmonctl explain" "$R" explain --record "$E/record.json"
+run explain/usage 2 "usage: rtmonctl explain" "$R" explain --snapshot "$E/snapshot.txt"
+run explain/no-blame 1 "no blame in the record" "$R" explain --record "$E/record.json"
+# ---- the module's own blame where no snapshot is: a saved record alone,
+# and a miss rtmond took no snapshot for (busy); beside a snapshot's
+# explanation too (the record of data/explain-worker-queued, version 5)
+E4=$here/data/explain-worker-queued
+mkdir -p dir-busy
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["snapshot"]={"skipped":"busy"}; print(json.dumps(m))' \
+	"$E4/record.json" >dir-busy/misses.jsonl
+if "$R" explain --record "$E4/record.json" >mb1.txt 2>err.txt &&
+	"$R" explain 103 --dir dir-busy >mb2.txt 2>>err.txt &&
+	"$R" --json explain 103 --dir dir-busy >mb3.json 2>>err.txt &&
+	"$R" explain --record "$E4/record.json" --snapshot "$E4/snapshot.txt" >mb4.txt 2>>err.txt &&
+	grep -q "^#103 latency 26.687 ms: the module's blame (no snapshot: none given)" mb1.txt &&
+	grep -q "^  blame: queued 20.250 ms, running 4320.430 us" mb1.txt &&
+	grep -q "^  queued behind dispatch_test\[162\]: 20.490 ms" mb1.txt &&
+	grep -q "the module's blame (no snapshot: busy)" mb2.txt &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["no_snapshot"] == "busy" and d["module_blame"]["queued"] == 20250210, d' mb3.json 2>>err.txt &&
+	grep -q "^  the module's own blame, from its hops:" mb4.txt && grep -q "^  blame: queued 20.250 ms" mb4.txt &&
+	"$R" misses --dir dir-busy >mb5.txt 2>>err.txt &&
+	grep -q "^         culprit: 76% (20.250 ms) queued behind dispatch_test\[162\] (the module's blame)" mb5.txt; then
+	pass "explain/module-blame (a record alone, a miss without a snapshot: the module's blame, exit 0; beside a snapshot's; misses' culprit)"
+else
+	fail explain/module-blame "$(head -c 300 err.txt) $(head -c 300 mb1.txt)"
+fi
+# the file's words are escaped for the terminal; a record with blame but
+# no seq is not explained (exit 1), never an empty JSON line
+mkdir -p dir-esc
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); m["snapshot"]={"skipped":"bu\u001bsy"}; print(json.dumps(m))' \
+	"$E4/record.json" >dir-esc/misses.jsonl
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); del m["seq"]; print(json.dumps(m))' \
+	"$E4/record.json" >noseq.json
+rc=0
+"$R" --json explain --record noseq.json >mb7.json 2>>err.txt || rc=$?
+if "$R" explain 103 --dir dir-esc >mb6.txt 2>err.txt && grep -qF 'no snapshot: bu\x1bsy)' mb6.txt &&
+	! grep -q "$(printf '\033')" mb6.txt && [ $rc -eq 1 ] && [ ! -s mb7.json ]; then
+	pass "explain/module-blame-input (a skip reason's ESC printed as \\x1b; a record without seq: exit 1, no output)"
+else
+	fail explain/module-blame-input "exit $rc: $(head -c 300 err.txt) $(od -c mb6.txt | head -n 3) $(head -c 100 mb7.json)"
+fi
 mkdir -p dir
 cp "$E/record.json" dir/misses.jsonl
 run explain/unknown-seq 1 "no miss with seq 5" "$R" explain 5 --dir dir

@@ -24,13 +24,28 @@
 # - item 10: snapshot.max_disk removes the oldest snapshots at start (the
 #   newest kept, files not named miss-* left), and a misses.jsonl moved
 #   away (logrotate) is reopened: the next misses go to the new one;
+# - misses.jsonl and records.jsonl rotated by rtmond (max_file_size,
+#   keep_files): bad bounds refused by --check; no file past the bound,
+#   every seq once and in order across the files; records stored in files
+#   rotated since the last rtmond.seq are not written again; the oldest
+#   beyond keep_files removed; a rotation refused leaves the lines in the
+#   file past the bound, none lost;
 # - a full disk (a small tmpfs, as root): lines that cannot be written
 #   wait and are retried, no acknowledgement while a line read is not
 #   stored, the reader stops at its 4 batches, one log line when writes
 #   fail and one when they work again, the metrics and the systemd status
 #   say so; once there is room every record is stored once, in order; a
 #   SIGTERM while the disk stays full exits within its bounded wait and
-#   says how many records were not stored and not acknowledged.
+#   says how many records were not stored and not acknowledged;
+# - the metrics textfile: a FIFO, a directory or a symlink at its .tmp
+#   name, or a directory anyone can write in, refused (one log line each,
+#   rtmond_textfile_errors_total), every record stored meanwhile, written
+#   again once removed, SIGTERM at once;
+# - the systemd watchdog (WATCHDOG_USEC 1 s): no pings while the writer is
+#   stuck in fdatasync (fake_rtmon.so's FAKE_RTMON_STALL), again after;
+# - the metrics port taken by another process: rtmond starts, stores every
+#   record, says it once (log, systemd status), listens once the port is
+#   free.
 # Prints PASS:/FAIL:/SKIP: lines.
 set -uo pipefail
 RTMOND=$1
@@ -38,6 +53,7 @@ RTMONCTL=$2
 FAKE=$3
 W=$4
 fails=0
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 pass() { echo "PASS: rtmond/$1"; }
 fail() { echo "FAIL: rtmond/$1: $2"; fails=$((fails + 1)); }
 rm -rf "$W"
@@ -162,6 +178,20 @@ else
 	fail dir/under-sticky "$(head -c 300 rtmond.log)"
 fi
 
+# ---- rtmonctl status --json: every counter, the followed ones outside drops
+if LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" --json status >status.json 2>err.txt &&
+	python3 - status.json <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+assert c["softirq_repoll"] == 0 and "softirq_repoll" not in c["drops"], c
+assert len(c["drops"]) == 11 and c["records_skipped"] == 0, c
+PY
+then
+	pass status-json
+else
+	fail status-json "$(head -c 300 status.json err.txt)"
+fi
+
 # ---- item 14: rtmond's targets across restarts, rtmonctl's left alone
 rm -f "$FAKE_RTMON_DB"
 ids() { LD_PRELOAD=$FAKE FAKE_RTMON_DEV=/dev/rtmon "$RTMONCTL" --json targets list |
@@ -191,7 +221,14 @@ fi
 # and committing the record); a first run had stored nothing, so none of
 # them is "read again" (seen as 410 of 411 records on arm64); after a
 # restart the records the module hands back are, and are left out once
-seqs() { python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["seq"]) for l in open(sys.argv[1])))' "$1"; }
+seqs() { python3 -c '
+import json, sys
+def seq(l):
+    try:
+        return str(json.loads(l)["seq"])
+    except ValueError:
+        return "torn"	# not a whole line
+print(" ".join(seq(l) for l in open(sys.argv[1])))' "$1"; }
 order() { # NAME DIR "SEQ ..." WANT-RECORDS WANT-MISSES LOG-PATTERN...
 	local name=$1 dir=$2 handed=$3 want=$4 wantm=$5 got gotm p
 	echo "$handed" >records.in
@@ -226,6 +263,44 @@ order killed-first "$W/ord4" "1 2 3 4" "1 2 3 4" "1 3" '!read again'
 sed -i -E 's/^(load=[^ ]+) .*/\1 3/' "$W/ord4/rtmond.seq"
 order killed-before-window "$W/ord4" "3 4 5" "1 2 3 4 5" "1 3 5" \
 	'2 records stored after its last rtmond.seq' '2 records read again' '!records lost'
+# killed (or the disk full) in the middle of record 3's lines: the files end
+# in a fragment of it (cut at the next start), the window says "before 3";
+# the module hands 3 again, stored whole (before, the fragment counted as
+# stored and 3 was skipped: lost)
+order torn-first "$W/ord5" "1 2" "1 2" "1"
+printf '{"seq":3,"tar' | tee -a "$W/ord5/records.jsonl" >>"$W/ord5/misses.jsonl"
+order torn-tail "$W/ord5" "3 4 5" "1 2 torn 3 4 5" "1 torn 3 5" \
+	'ended in the middle of a line' '!stored after its last rtmond.seq' '!read again' '!records lost'
+# killed after storing the records of one cpu's ring but not the other's
+# (the files hold 1..40 but the multiples of 5, the window says "before
+# 3"), restarted with the writer stuck for 3 s: the reader stops at the
+# writer's queue with 10..40 still in the rings. They are late, not lost:
+# stored once read (6.1-rt's rtmond-restart once counted 57 such records
+# lost 2 s after the start, then skipped them as read again)
+order slow-first "$W/ord6" "$(seq 1 40 | grep -v '[05]$' | tr '\n' ' ')" \
+	"$(seq 1 40 | grep -v '[05]$' | tr '\n' ' ' | sed 's/ $//')" \
+	"$(seq 1 2 40 | grep -v '5$' | tr '\n' ' ' | sed 's/ $//')" '!read again'
+sed -i -E 's/^(load=[^ ]+) .*/\1 3/' "$W/ord6/rtmond.seq"
+slow_restart() {
+	local dir=$W/ord6 want got
+	seq 3 41 | sed 's/$/ \//' >records.in
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf
+	touch "$W/stall6"
+	FAKE_RTMON_RECORDS=$W/records.in FAKE_RTMON_STALL=$W/stall6 start ||
+		{ fail order/slow-writer-restart "start: $(head -c 300 rtmond.log)"; return; }
+	sleep 3
+	rm -f "$W/stall6"
+	stop
+	want="$(seq 1 40 | grep -v '[05]$' | tr '\n' ' ')$(seq 5 5 40 | tr '\n' ' ')41"
+	got=$(seqs "$dir/records.jsonl")
+	if [ "$got" != "$want" ] || grep -q "records lost" rtmond.log; then
+		fail order/slow-writer-restart "records $got (want $want): $(grep -v targets rtmond.log | head -c 400)"
+	else
+		pass "order/slow-writer-restart (10..40 behind a writer stuck 3 s: stored, none counted lost)"
+	fi
+}
+slow_restart
 # item 8: the window of another module load (a reboot, a reload) is not used
 mkdir -p "$W/ord3" && chmod 0755 "$W/ord3" && echo "load=another-boot/1 8" >"$W/ord3/rtmond.seq"
 order other-load "$W/ord3" "3 4" "3 4" "3" 'rtmond.seq is of another module load (another-boot/1' \
@@ -412,6 +487,134 @@ budget_test() {
 }
 budget_test
 
+# ---- rtmond rotates its own line files (snapshot.max_file_size, keep_files)
+# FILES: the rotated ones oldest first, then the current one
+rot_files() { # DIR NAME
+	local k
+	for k in $(cd "$1" && ls | sed -n "s/^$2\.\([0-9]*\)\$/\1/p" | sort -rn); do
+		echo "$1/$2.$k"
+	done
+	echo "$1/$2"
+}
+# "LINES UNIQUE MIN MAX ORDERED BIGGEST FILES" of the seqs across the files
+rot_check() { # DIR NAME
+	python3 - $(rot_files "$1" "$2") <<'PY'
+import json, os, sys
+s = [json.loads(l)["seq"] for f in sys.argv[1:] for l in open(f)]
+big = max(os.path.getsize(f) for f in sys.argv[1:])
+print(len(s), len(set(s)), min(s), max(s), s == sorted(s), big, len(sys.argv) - 1)
+PY
+}
+rotate_test() {
+	local dir=$W/rot got gotm n first rc=0
+	rm -rf "$dir"
+	conf "$dir" A
+	# a bound rtmond --check refuses, with the key and the reason
+	for bad in 'max_file_size = "4K";=snapshot.max_file_size: at least 64K' \
+		   'keep_files = 0;=snapshot.keep_files: 0 out of range [1, 1000]' \
+		   'max_file_size = "64Q";=snapshot.max_file_size: bad size "64Q"'; do
+		sed "s/snapshot = { /snapshot = { ${bad%%=snapshot*} /" rtmon.conf >bad.conf
+		rc=0
+		"$RTMOND" --check -c bad.conf >check.out 2>&1 || rc=$?
+		if [ $rc != 1 ] || ! grep -qF "snapshot${bad#*=snapshot}" check.out; then
+			fail "rotate/check" "'${bad%%=snapshot*}': exit $rc, want 1 and 'snapshot${bad#*=snapshot}': $(head -c 300 check.out)"
+			return
+		fi
+	done
+	pass "rotate/check (max_file_size \"4K\", keep_files 0, \"64Q\": exit 1, e.g. $(sed "s|$W/||g" check.out | head -n 1 | cut -c1-100))"
+	# 3000 records (1500 misses) in files of 64 KiB at most, 40 kept: all there
+	echo "1..3000" >records.in
+	sed -i 's/snapshot = { /snapshot = { records_file = true; max_file_size = "64K"; keep_files = 40; /' rtmon.conf
+	export FAKE_RTMON_RECORDS=$W/records.in
+	start || { fail rotate "start: $(head -c 300 rtmond.log)"; unset FAKE_RTMON_RECORDS; return; }
+	unset FAKE_RTMON_RECORDS
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cat $(rot_files "$dir" records.jsonl) | wc -l)" = 3000 ] &&
+			[ "$(cat $(rot_files "$dir" misses.jsonl) | wc -l)" = 1500 ] && break
+		sleep 0.1
+	done
+	stop
+	got=$(rot_check "$dir" records.jsonl 2>&1)
+	gotm=$(rot_check "$dir" misses.jsonl 2>&1)
+	if [[ "$got" == "3000 3000 1 3000 True "* ]] && [[ "$gotm" == "1500 1500 1 2999 True "* ]] &&
+	   [ "$(echo "$got" | awk '$6 <= 65536 && $7 > 10')" ] && [ "$(echo "$gotm" | awk '$6 <= 65536 && $7 > 10')" ] &&
+	   ! grep -q "cannot rotate\|moved or removed" rtmond.log; then
+		pass "rotate (3000 records, max_file_size 64K: records.jsonl in $(echo "$got" | awk '{ print $7 }') files, misses.jsonl in $(echo "$gotm" | awk '{ print $7 }'), none over 64 KiB, every seq once and in order)"
+	else
+		fail rotate "records: $got (want 3000 3000 1 3000 True <=65536 >10); misses: $gotm; $(grep -i rotat rtmond.log | head -n 3)"
+		return
+	fi
+	# killed after lines went to a file rotated since, before rtmond.seq said
+	# them: the module hands them again, they are found in NAME.1 and NAME.2
+	first=$(head -n 1 "$dir/records.jsonl.2" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["seq"])')
+	sed -i -E "s/^(load=[^ ]+) .*/\1 $first/" "$dir/rtmond.seq"
+	echo "$first..3000" >records.in
+	FAKE_RTMON_RECORDS=$W/records.in run_once || { fail rotate/killed "run: $(head -c 300 rtmond.log)"; return; }
+	n=$((3001 - first))
+	got=$(rot_check "$dir" records.jsonl 2>&1)
+	gotm=$(rot_check "$dir" misses.jsonl 2>&1)
+	if [[ "$got" == "3000 3000 1 3000 True "* ]] && [[ "$gotm" == "1500 1500 1 2999 True "* ]] &&
+	   grep -q "$n records stored after its last rtmond.seq" rtmond.log; then
+		pass "rotate/killed (seq $first on, in records.jsonl.2 to records.jsonl, handed again: stored once)"
+	else
+		fail rotate/killed "records: $got; misses: $gotm; $(grep -i 'stored after\|read again' rtmond.log)"
+		return
+	fi
+	# keep_files 2 (a reload of a smaller one): the oldest beyond it removed
+	echo "3001..4000" >records.in
+	sed -i 's/keep_files = 40;/keep_files = 2;/' rtmon.conf
+	FAKE_RTMON_RECORDS=$W/records.in run_once || { fail rotate/keep "run: $(head -c 300 rtmond.log)"; return; }
+	got=$(rot_check "$dir" records.jsonl 2>&1)
+	gotm=$(rot_check "$dir" misses.jsonl 2>&1)
+	if [ "$(cd "$dir" && ls | grep jsonl | tr '\n' ' ')" = "misses.jsonl misses.jsonl.1 misses.jsonl.2 records.jsonl records.jsonl.1 records.jsonl.2 " ] &&
+	   echo "$got" | awk '$1 == $2 && $4 == 4000 && $4 - $3 + 1 == $1 && $5 == "True" && $6 <= 65536 { ok = 1 } END { exit !ok }' &&
+	   echo "$gotm" | awk '$1 == $2 && $4 == 3999 && ($4 - $3) / 2 + 1 == $1 && $5 == "True" && $6 <= 65536 { ok = 1 } END { exit !ok }'; then
+		pass "rotate/keep (keep_files 2: 3 files of each left, the newest seqs $(echo "$got" | awk '{ print $3 "-" $4 }') once each)"
+	else
+		fail rotate/keep "files: $(cd "$dir" && ls | grep jsonl | tr '\n' ' '); records $got; misses $gotm"
+	fi
+}
+rotate_test
+# a rotation refused (records.jsonl.1 is a directory): the lines go on in
+# records.jsonl past the bound, none lost, said once (tried again in 10 s);
+# misses.jsonl rotates as ever
+rotate_refused_test() {
+	local dir=$W/rotno got
+	rm -rf "$dir"
+	mkdir -p "$dir/records.jsonl.1/x"
+	chmod 0755 "$dir"
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; max_file_size = "64K"; keep_files = 1; /' rtmon.conf
+	echo "1..1000" >records.in
+	FAKE_RTMON_RECORDS=$W/records.in run_once || { fail rotate/refused "run: $(head -c 300 rtmond.log)"; return; }
+	got=$(python3 - "$dir" <<'PY' 2>&1
+import json, os, sys
+d = sys.argv[1]
+r = [json.loads(l)["seq"] for l in open(d + "/records.jsonl")]
+m = [json.loads(l)["seq"] for f in ("misses.jsonl.1", "misses.jsonl") for l in open(f"{d}/{f}")]
+print(r == list(range(1, 1001)), os.path.getsize(d + "/records.jsonl") > 65536,
+      len(m) == len(set(m)) and m == sorted(m) and m[-1] == 999,
+      max(os.path.getsize(f"{d}/{f}") for f in ("misses.jsonl.1", "misses.jsonl")) <= 65536,
+      sorted(os.listdir(d)).count("misses.jsonl.2"))
+PY
+)
+	if [ "$got" = "True True True True 0" ] &&
+	   [ "$(grep -c "cannot rotate $dir/records.jsonl (rename: Is a directory)" rtmond.log)" = 1 ]; then
+		pass "rotate/refused (records.jsonl.1 a directory: 1000 records on in records.jsonl past 64 KiB, $(grep -o 'cannot rotate.*' rtmond.log | sed "s|$W/||" | cut -c1-80)...; misses.jsonl rotated, keep_files 1)"
+	else
+		fail rotate/refused "$got (want True True True True 0); $(grep -i rotat rtmond.log | head -n 3)"
+	fi
+}
+rotate_refused_test
+# the packaged logrotate file rotates nothing while the shipped rtmon.conf
+# has rtmond rotate: two tools renaming misses.jsonl.N would mix them
+if grep -q '^[[:space:]]*max_file_size = "[1-9]' "$TOP/config/rtmon.conf" &&
+   ! grep -v '^[[:space:]]*#' "$TOP/config/rtmon.logrotate" | grep -q '[^[:space:]]'; then
+	pass "rotate/logrotate-config (config/rtmon.logrotate: comments only, rtmon.conf: $(grep -o 'max_file_size = "[^"]*"' "$TOP/config/rtmon.conf"))"
+else
+	fail rotate/logrotate-config "config/rtmon.logrotate rotates what rtmond rotates: $(grep -v '^[[:space:]]*#' "$TOP/config/rtmon.logrotate" | head -n 3)"
+fi
+
 # ---- a full disk: a line not stored is never acknowledged
 metric() { # NAME: its value from the metrics endpoint
 	python3 - "$port" "$1" <<'PY'
@@ -451,6 +654,23 @@ PY
 acks_bad() {
 	awk '$4 < $2 || $5 < int(($2 + 1) / 2)' "$W/acks" | head -n 3 | tr '\n' ';'
 }
+# systemd's notification socket: a datagram each line of OUT, npid its listener
+notify_listen() { # SOCK OUT
+	rm -f "$1"
+	# python3 itself in the background (not a { } group): $! is its pid, for
+	# the kill that ends the listener
+	python3 - "$1" "$2" <<'PY' >/dev/null 2>&1 &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+while True:
+    m = s.recv(4096).decode(errors="replace")
+    with open(sys.argv[2], "a") as f:
+        f.write("%.3f " % time.monotonic() + m.replace("\n", " | ") + "\n")
+PY
+	npid=$!
+	for ((i = 0; i < 50; i++)); do [ -S "$1" ] && break; sleep 0.1; done
+}
 full_test() {
 	local dir=$mnt/out nsock=$W/notify.sock h0 s0 w0 e0 got t0 t1 lw n
 	mkdir -p "$mnt"
@@ -461,18 +681,7 @@ full_test() {
 	fi
 	mkdir -m 0750 "$dir"
 	# systemd's notification socket, for the STATUS= lines
-	{ python3 - "$nsock" "$W/notify.txt" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-while True:
-    m = s.recv(4096).decode(errors="replace")
-    with open(sys.argv[2], "a") as f:
-        f.write(m.replace("\n", " | ") + "\n")
-PY
-	} >/dev/null 2>&1 &
-	npid=$!
-	for ((i = 0; i < 50; i++)); do [ -S "$nsock" ] && break; sleep 0.1; done
+	notify_listen "$nsock" "$W/notify.txt"
 	# about 24 KiB left: some 20 records of 500 fit (a records.jsonl line is
 	# ~480 bytes, a misses.jsonl one ~570); every batch read after waits
 	fill 24
@@ -570,5 +779,185 @@ else
 	mnt=$W/full
 	full_test
 fi
+
+# ---- the metrics textfile: a FIFO, a directory or a symlink at its .tmp
+# name, or a directory others can write in, is refused (said once per
+# reason, counted) and never blocks the writer: every record is stored
+# and a SIGTERM exits at once
+# wait until the log has PATTERN (N times; 5 s at most)
+log_wait() { # PATTERN [N]
+	for ((i = 0; i < 50; i++)); do
+		[ "$(grep -cF -- "$1" rtmond.log)" -ge "${2:-1}" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+textfile_test() {
+	local dir=$W/tf prom=$W/prom got e t0 t1 rc=0 n kind
+	rm -rf "$dir" "$prom"
+	mkdir -m 0755 "$prom"
+	mkfifo "$prom/rtmon.prom.tmp"
+	echo "not rtmond's" >"$W/tf-victim"
+	conf "$dir" A
+	sed -i "s|snapshot = { |snapshot = { records_file = true; |; s|metrics = { |metrics = { textfile = \"$prom/rtmon.prom\"; textfile_interval = \"100ms\"; |" rtmon.conf
+	echo "1..600" >records.in
+	FAKE_RTMON_RECORDS=$W/records.in start || { fail textfile "start: $(head -c 300 rtmond.log)"; return; }
+	for ((i = 0; i < 100; i++)); do
+		[ "$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)" = 600 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	e=$(metric rtmond_textfile_errors_total)
+	got=$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)
+	if [ "$got" != 600 ]; then
+		fail textfile/fifo "$got of 600 records stored with a FIFO at rtmon.prom.tmp: $(grep -v targets rtmond.log | tail -n 3)"
+	elif [ "$(grep -c "metrics.textfile: $prom/rtmon.prom.tmp is a FIFO, not a regular file" rtmond.log)" != 1 ] ||
+	     ! [[ $e =~ ^[0-9]+$ ]] || [ "$e" -lt 2 ]; then
+		fail textfile/fifo "want one log line and rtmond_textfile_errors_total >= 2 (got $e): $(grep textfile rtmond.log | head -n 3)"
+	else
+		pass "textfile/fifo (600 records stored, $e writes refused, one line: $(grep -o 'metrics.textfile: .*' rtmond.log | sed "s|$W/||" | head -n 1))"
+	fi
+	# the FIFO removed: written again; then a directory, a symlink, an unsafe directory
+	rm "$prom/rtmon.prom.tmp"
+	if log_wait "metrics.textfile: written again" && grep -q '^rtmond_records_total 600$' "$prom/rtmon.prom"; then
+		pass "textfile/again (the FIFO removed: written again, rtmon.prom holds rtmond_records_total 600)"
+	else
+		fail textfile/again "$(grep textfile rtmond.log | tail -n 2); $(grep rtmond_records_total "$prom/rtmon.prom" 2>&1)"
+	fi
+	n=1
+	for kind in directory symlink unsafe; do
+		case $kind in
+		directory) mkdir "$prom/rtmon.prom.tmp"; e="$prom/rtmon.prom.tmp is a directory, not a regular file" ;;
+		symlink) ln -s "$W/tf-victim" "$prom/rtmon.prom.tmp"; e="$prom/rtmon.prom.tmp is a symlink, not a regular file" ;;
+		unsafe) chmod 0777 "$prom"; e="metrics.textfile: $prom refused: $prom is writable by anyone (mode 0777)" ;;
+		esac
+		if log_wait "$e"; then
+			pass "textfile/$kind ($(grep -oF -- "${e#metrics.textfile: }" rtmond.log | sed "s|$W/||g" | head -n 1))"
+		else
+			fail "textfile/$kind" "no '$e': $(grep textfile rtmond.log | tail -n 2)"
+		fi
+		rm -rf "$prom/rtmon.prom.tmp"
+		chmod 0755 "$prom"
+		n=$((n + 1))
+		log_wait "metrics.textfile: written again" $n
+	done
+	[ "$(cat "$W/tf-victim")" = "not rtmond's" ] || fail textfile/symlink "written through the symlink"
+	t0=$(date +%s%N)
+	kill -TERM $pid
+	for ((i = 0; i < 100; i++)); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	kill -9 $pid 2>/dev/null && rc=1
+	wait $pid
+	pid=
+	t1=$(date +%s%N)
+	if [ $rc = 0 ]; then
+		pass "textfile/stop (SIGTERM: exit after $(((t1 - t0) / 1000000)) ms)"
+	else
+		fail textfile/stop "SIGTERM did not end rtmond in 10 s: killed"
+	fi
+}
+textfile_test
+
+# ---- the systemd watchdog pings only while records go on to storage: a
+# writer stuck in fdatasync (a disk that stopped answering) stops them
+# while the reader's loop runs on; they start again when it moves on
+watchdog_test() {
+	local dir=$W/wd nsock=$W/wd.sock n0 n1 n2 got
+	rm -rf "$dir" "$W/stall"
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf
+	: >wd-notify.txt
+	notify_listen "$nsock" "$W/wd-notify.txt"
+	echo "1..10 @$W/go 11..600" >records.in
+	rm -f "$W/go"
+	export FAKE_RTMON_RECORDS=$W/records.in FAKE_RTMON_STALL=$W/stall
+	NOTIFY_SOCKET=$nsock WATCHDOG_USEC=1000000 start || fail watchdog "start: $(head -c 300 rtmond.log)"
+	unset FAKE_RTMON_RECORDS
+	# idle: a ping every 0.5 s
+	sleep 1.6
+	n0=$(grep -c WATCHDOG=1 wd-notify.txt)
+	touch "$W/stall" "$W/go"
+	sleep 1	# the writer in fdatasync for a whole ping period
+	n1=$(grep -c WATCHDOG=1 wd-notify.txt)
+	sleep 2
+	n2=$(grep -c WATCHDOG=1 wd-notify.txt)
+	rm "$W/stall"
+	unset FAKE_RTMON_STALL
+	for ((i = 0; i < 100; i++)); do
+		[ "$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)" = 600 ] && break
+		sleep 0.1
+	done
+	sleep 1.2
+	got=$(grep -c WATCHDOG=1 wd-notify.txt)
+	stop || fail watchdog "exit status $?"
+	kill $npid 2>/dev/null
+	wait $npid 2>/dev/null
+	npid=
+	if [ "$n0" -lt 2 ] || [ "$n2" != "$n1" ] || [ $((got - n2)) -lt 2 ]; then
+		fail watchdog "pings: $n0 idle, $n1 then $n2 with the writer stuck 2 s later (want none), $got after (want 2 more): $(grep writer rtmond.log | head -n 2)"
+	elif ! grep -q "the writer has been stuck in one round of writes for [0-9.]* s: no watchdog pings until it moves on" rtmond.log ||
+	     ! grep -q "the writer moves on: watchdog pings again" rtmond.log ||
+	     [ "$(wc -l <"$dir/records.jsonl")" != 600 ]; then
+		fail watchdog "log or records: $(grep writer rtmond.log | head -n 2); $(wc -l <"$dir/records.jsonl") records"
+	else
+		pass "watchdog (WatchdogSec 1 s: $n0 pings idle, none in 2 s with the writer stuck in fdatasync, $((got - n2)) after; 600 records stored)"
+	fi
+}
+watchdog_test
+
+# ---- the metrics port taken by another process: rtmond starts and stores
+# every record, says it once, tries again every 5 s and listens once the
+# port is free
+port_test() {
+	local dir=$W/port sq got f w n
+	rm -rf "$dir"
+	conf "$dir" A
+	sed -i 's/snapshot = { /snapshot = { records_file = true; /' rtmon.conf
+	python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+open(sys.argv[2], "w").close()
+time.sleep(60)' "$port" "$W/squatting" &
+	sq=$!
+	for ((i = 0; i < 50; i++)); do [ -e "$W/squatting" ] && break; sleep 0.1; done
+	echo "1..300" >records.in
+	: >port-notify.txt
+	notify_listen "$W/port.sock" "$W/port-notify.txt"
+	if ! FAKE_RTMON_RECORDS=$W/records.in NOTIFY_SOCKET=$W/port.sock start; then
+		fail port "rtmond did not start with its port taken: $(grep -v targets rtmond.log | tail -n 3)"
+		kill $sq $npid
+		wait $sq $npid 2>/dev/null
+		npid=
+		[ -n "$pid" ] && stop
+		return
+	fi
+	sleep 6	# one more try
+	got=$({ wc -l <"$dir/records.jsonl"; } 2>/dev/null)
+	f=$(grep -c "metrics: cannot listen on 127.0.0.1:$port: .*Address already in use" rtmond.log)
+	kill $sq
+	wait $sq 2>/dev/null
+	rm -f "$W/squatting"
+	for ((i = 0; i < 80; i++)); do
+		grep -q "metrics: http://127.0.0.1:$port/metrics (listening after" rtmond.log && break
+		sleep 0.1
+	done
+	w=$(metric rtmond_metrics_listen_failing 2>&1)
+	n=$(metric rtmond_records_total 2>&1)
+	stop || fail port "exit status $?"
+	kill $npid 2>/dev/null
+	wait $npid 2>/dev/null
+	npid=
+	if [ "$got" != 300 ] || [ "$f" != 1 ]; then
+		fail port "with the port taken: $got of 300 records stored, $f 'cannot listen' lines (want 1): $(grep metrics: rtmond.log | head -n 3)"
+	elif [ "$w" != 0 ] || [ "$n" != 300 ]; then
+		fail port "the port free again: rtmond_metrics_listen_failing '$w' (want 0), rtmond_records_total '$n' (want 300): $(grep metrics: rtmond.log | tail -n 2)"
+	elif ! grep -q "STATUS=running: .*; metrics cannot listen (Failed to bind to port $port: Address already in use)" port-notify.txt; then
+		fail port "systemd status: $(grep STATUS port-notify.txt | tail -n 2)"
+	else
+		pass "port (taken: started, 300 records stored, said once: $(grep -o 'cannot listen on [^;]*' rtmond.log | cut -c1-90), in the systemd status; free: $(grep -o 'listening after [0-9]* tries' rtmond.log), scraped)"
+	fi
+}
+port_test
 
 [ $fails -eq 0 ]

@@ -1,5 +1,6 @@
 # The guest half of tests/crash/run: rtmond writes a miss per cyclictest
-# wakeup (1 kHz, a 1 us deadline) to an ext4 file system on the run's
+# wakeup (1 kHz, a 1 us deadline), and the record too (records_file), to
+# an ext4 file system on the run's
 # virtio disk; after a few seconds of that, what rtmond has said is stored
 # (rtmond.seq, saved after misses.jsonl's fdatasync) and misses.jsonl as
 # the guest sees them are copied to the share, and the guest is reset at
@@ -17,7 +18,9 @@ modprobe ext4 2>/dev/null || true
 mkdir -p /mnt/disk
 mount -t ext4 /dev/vda /mnt/disk || fail "cannot mount /dev/vda: $(dmesg | tail -n 2)"
 rtmon_load
-# rtmond on cpu 0 (explain-lib.sh), no ftrace snapshot: only the lines
+# rtmond on cpu 0 (explain-lib.sh), no ftrace snapshot: only the lines,
+# of misses.jsonl and records.jsonl
+EXPLAIN_RECORDS_FILE=true
 explain_rtmond_start /mnt/disk/rtmon '{ name = "ct"; comm = "cyclictest"; source = "timer";
 	      end = "switch_in"; deadline = "1us"; }' 0
 cyclictest -q -t1 -p 50 -a 1 -i 1000 -l 100000 -m >/dev/null 2>&1 &
@@ -29,6 +32,7 @@ kill -0 $pid || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
 # cut: nothing in between lets the guest write its page cache back
 cp $out/rtmond.seq $T/seq-before-cut
 cp $out/misses.jsonl $T/misses-before-cut.jsonl
+cp $out/records.jsonl $T/records-before-cut.jsonl
 echo 1 >/proc/sys/kernel/sysrq
 echo powercut >"$RTMON_SHARE/power-cut"
 echo b >/proc/sysrq-trigger

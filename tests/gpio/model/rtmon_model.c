@@ -13,8 +13,13 @@
  *           I2C/SPI GPIO expander's thread does (gpio-pca953x);
  *   lock    takes a spinlock_t that a helper thread holds on purpose when
  *           the interrupt comes (an rtlock wait on PREEMPT_RT);
- *   mutex   likewise with a mutex (D on every kernel, unless it spins).
- * Then it counts the event and wakes the reader.
+ *   mutex   likewise with a mutex (D on every kernel, unless it spins);
+ *   work    defers to a work item (its own workqueue), whose kworker
+ *           is idle: queue_work() wakes it;
+ *   workbusy the same, while that cpu's kworker runs a long item (it
+ *           raised the interrupt): the device's item waits behind it and
+ *           runs in the same kworker, with no wakeup.
+ * Then it (or its work item) counts the event and wakes the reader.
  *
  * /dev/rtmon-model: write "MODE COUNT PERIOD_US" to fire COUNT interrupts,
  * one every PERIOD_US; read() blocks until an event was handled since the
@@ -39,9 +44,12 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
-enum model_mode { M_DIRECT, M_BUS, M_LOCK, M_MUTEX, M_NR };
-static const char *const mode_names[M_NR] = { "direct", "bus", "lock", "mutex" };
+enum model_mode { M_DIRECT, M_BUS, M_LOCK, M_MUTEX, M_WORK, M_WORKBUSY, M_NR };
+static const char *const mode_names[M_NR] = {
+	"direct", "bus", "lock", "mutex", "work", "workbusy"
+};
 
 static int irq_dev, irq_bus;
 module_param(irq_dev, int, 0444);
@@ -60,7 +68,7 @@ module_param(xfer_us, uint, 0644);
 MODULE_PARM_DESC(xfer_us, "bus mode: a transfer's time");
 static unsigned int hold_us = 300;
 module_param(hold_us, uint, 0644);
-MODULE_PARM_DESC(hold_us, "lock and mutex modes: how long the helper holds the lock");
+MODULE_PARM_DESC(hold_us, "lock, mutex, workbusy modes: how long the helper holds the lock or the kworker");
 
 static struct irq_domain *domain;
 static struct hrtimer fire_timer, xfer_timer;
@@ -74,6 +82,9 @@ static int mode;		/* of the firing under way */
 static unsigned int left;	/* interrupts still to fire */
 static ktime_t period;
 static DEFINE_MUTEX(ctl_lock);	/* one firing at a time */
+static struct workqueue_struct *wq;
+static struct work_struct dev_work, busy_work;
+static int busy_cpu;		/* workbusy: the cpu of the long item */
 
 static void raise_irq(int irq)
 {
@@ -82,7 +93,9 @@ static void raise_irq(int irq)
 
 static enum hrtimer_restart fire_fn(struct hrtimer *t)
 {
-	if (mode == M_LOCK || mode == M_MUTEX) {
+	if (mode == M_WORKBUSY) {
+		queue_work(wq, &busy_work);
+	} else if (mode == M_LOCK || mode == M_MUTEX) {
 		/*
 		 * the helper raises it while it holds the lock (woken by
 		 * wake_up_process(): a wait queue's lock sleeps on
@@ -131,9 +144,37 @@ static int holder_fn(void *unused)
 	return 0;
 }
 
+/* an event handled: count it, wake the reader */
+static void handle_event(void)
+{
+	atomic_inc(&handled);
+	if (!wq_has_sleeper(&readers))
+		WRITE_ONCE(reader_awake, reader_awake + 1);
+	wake_up_interruptible(&readers);
+}
+
+static void dev_work_fn(struct work_struct *w)
+{
+	handle_event();
+}
+
+/* holds its kworker busy, with the device's interrupt raised from it */
+static void busy_work_fn(struct work_struct *w)
+{
+	WRITE_ONCE(busy_cpu, raw_smp_processor_id());
+	raise_irq(irq_dev);
+	udelay(hold_us);
+}
+
 static irqreturn_t dev_thread(int irq, void *unused)
 {
 	switch (mode) {
+	case M_WORK:
+		queue_work(wq, &dev_work);
+		return IRQ_HANDLED;
+	case M_WORKBUSY:
+		queue_work_on(READ_ONCE(busy_cpu), wq, &dev_work);
+		return IRQ_HANDLED;
 	case M_BUS:
 		reinit_completion(&xfer_done);
 		hrtimer_start(&xfer_timer, ns_to_ktime((u64)xfer_us * NSEC_PER_USEC),
@@ -151,10 +192,7 @@ static irqreturn_t dev_thread(int irq, void *unused)
 		mutex_unlock(&dev_mutex);
 		break;
 	}
-	atomic_inc(&handled);
-	if (!wq_has_sleeper(&readers))
-		WRITE_ONCE(reader_awake, reader_awake + 1);
-	wake_up_interruptible(&readers);
+	handle_event();
 	return IRQ_HANDLED;
 }
 
@@ -248,6 +286,14 @@ static int __init model_init(void)
 		ret = -ENOMEM;
 		goto err_domain;
 	}
+	/* per-cpu, high priority: its kworkers serve little else */
+	wq = alloc_workqueue("rtmon-model", WQ_HIGHPRI, 0);
+	if (!wq) {
+		ret = -ENOMEM;
+		goto err_domain;
+	}
+	INIT_WORK(&dev_work, dev_work_fn);
+	INIT_WORK(&busy_work, busy_work_fn);
 	hrtimer_init(&fire_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	fire_timer.function = fire_fn;
 	hrtimer_init(&xfer_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -276,6 +322,8 @@ err_bus:
 err_dev:
 	free_irq(irq_dev, NULL);
 err_domain:
+	if (wq)
+		destroy_workqueue(wq);
 	if (irq_bus)
 		irq_dispose_mapping(irq_bus);
 	if (irq_dev)
@@ -292,6 +340,7 @@ static void __exit model_exit(void)
 	free_irq(irq_dev, NULL);
 	hrtimer_cancel(&xfer_timer);
 	free_irq(irq_bus, NULL);
+	destroy_workqueue(wq);
 	irq_dispose_mapping(irq_bus);
 	irq_dispose_mapping(irq_dev);
 	irq_domain_remove_sim(domain);
@@ -299,5 +348,5 @@ static void __exit model_exit(void)
 
 module_init(model_init);
 module_exit(model_exit);
-MODULE_DESCRIPTION("rtmon test device: an IRQ thread that waits on a bus or a lock");
+MODULE_DESCRIPTION("rtmon test device: an IRQ thread that waits on a bus or a lock, or defers to a workqueue");
 MODULE_LICENSE("GPL");

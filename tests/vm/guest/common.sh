@@ -67,3 +67,15 @@ probe_hits() {
 	awk -v p="$1" '$1 == p && $3 == "hits" { print $4; found = 1 } END { exit !found }' \
 		"${2:-/proc/rtmon/status}" || fail "probe $1 not in ${2:-/proc/rtmon/status}"
 }
+
+# wait_rtmond_log LOG PATTERN SECONDS: until rtmond (PID $pid) writes
+# PATTERN to LOG; fails when it dies or the time is up
+wait_rtmond_log() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q "$2" "$1" && return 0
+		kill -0 "$pid" 2>/dev/null || fail "rtmond died: $(tail -n 5 "$1")"
+		sleep 0.1
+	done
+	fail "no '$2' in $1 within $3 s: $(tail -n 5 "$1")"
+}

@@ -73,8 +73,10 @@ osn_period=$(cat $TR/osnoise/timerlat_period_us)
 rm -f "$T/go" "$T/stop"
 # shellcheck disable=SC2119 # no module parameters
 rtmon_load
-explain_rtmond_start /tmp/explain-timerlat "{ name = \"tl\"; comm = \"timerlat/1\"; source = \"timer\";
-	      timers = \"timerlat\"; end = \"switch_in\"; deadline = \"$deadline\"; }"
+# a 256 KiB buffer per cpu (about a second of this load): a 1 MiB one
+# took 8-23 s to copy under emulation, the worker busy all that time
+EXPLAIN_DEFER=true explain_rtmond_start /tmp/explain-timerlat "{ name = \"tl\"; comm = \"timerlat/1\"; source = \"timer\";
+	      timers = \"timerlat\"; end = \"switch_in\"; deadline = \"$deadline\"; }" 256
 
 # the hog: a burst every 400 ms while $T/go exists (while rtla traces),
 # until $T/stop, each burst's window (CLOCK_MONOTONIC ns, the records'
@@ -320,6 +322,16 @@ touch "$T/stop"
 wait "$hog" || fail "the hog failed"
 hog_pid=$hog
 hog=
+# a deferred snapshot is copied once the worker is done with the one
+# before (seconds each under emulation), and dropped if rtmond stops first
+snap=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    m = json.loads(l)
+    if m["seq"] == int(sys.argv[2]):
+        print(m["snapshot"].get("ftrace") or "")' "$out/misses.jsonl" "$seq")
+for ((i = 0; i < 600; i++)); do [ -z "$snap" ] || [ -e "$snap" ] && break; sleep 0.2; done
+[ -z "$snap" ] || [ -e "$snap" ] || fail "the snapshot of miss $seq ($snap) was not written in 120 s"
 explain_rtmond_stop
 $RTMONCTL explain "$seq" --dir "$out" --json >"$d/explain.json" 2>"$d/explain.err" ||
 	fail "rtmonctl explain $seq failed: $(cat "$d/explain.err")"

@@ -35,7 +35,7 @@ fixed_run() {
 		--ready "$W/$name.ready" --log "$W/$name.jsonl" --rtmon \
 		--hist-out "$W/$name.hist.json" --json --edges >"$W/$name.json" 2>"$W/$name.loop.err" || rc=$?
 	respond_wait
-	counters=$(grep -E '^  (irq threads|work|drops|chains)' /proc/rtmon/status | tr -s ' \n' ' ')
+	counters=$(grep -E '^  (irq threads|work|drops|chains|branches)' /proc/rtmon/status | tr -s ' \n' ' ')
 	echo "$name: module counters:$counters"
 	# (one line: run-vm reports the log's last line)
 	[ $rc -eq 0 ] || fail "rtmon-gpio-loop ($name, responder priority $prio) exit $rc: $(head -c 300 "$W/$name.loop.err" | tr '\n' ' ')$(python3 -c '

@@ -1,6 +1,7 @@
 # Random ioctls and reads on /dev/rtmon, as root and as an unprivileged
 # user in the device's group: only error codes come back, no kernel report
-# (the harness checks dmesg), and rtmon works normally afterwards.
+# (the harness checks dmesg), and rtmon works normally afterwards. That
+# user cannot change targets nor take the record stream.
 # timeout: 240
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
@@ -13,6 +14,10 @@ chgrp nogroup /dev/rtmon
 setpriv --reuid=65534 --regid=65534 --clear-groups \
 	$RTMONCTL targets add --comm x 2>$T/err && fail "nobody could add a target"
 grep -q CAP_SYS_ADMIN $T/err || fail "unhelpful error for nobody: $(cat $T/err)"
+# the device's group marks work; the record stream needs CAP_PERFMON
+setpriv --reuid=65534 --regid=65534 --clear-groups \
+	$RTMONCTL records -t 0.2 >/dev/null 2>$T/err && fail "nobody in the device's group could read the records"
+grep -q CAP_PERFMON $T/err || fail "unhelpful error for a reader without CAP_PERFMON: $(cat $T/err)"
 # /proc/rtmon/status names the targets' tasks: root only, until the udev
 # rule gives it /dev/rtmon's group (here: chgrp, as the rule does)
 [ "$(stat -c '%U %G %a' /proc/rtmon/status)" = "root root 440" ] ||

@@ -10,11 +10,5 @@ APPS=$RTMON_TOP/build/apps
 # rtmond_wait_log PATTERN SECONDS: until rtmond (PID $pid, log
 # $T/rtmond.log) logs PATTERN; fails when it dies or the time is up
 rtmond_wait_log() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		grep -q "$1" $T/rtmond.log && return 0
-		kill -0 $pid 2>/dev/null || fail "rtmond died: $(tail -n 5 $T/rtmond.log)"
-		sleep 0.1
-	done
-	fail "no '$1' in rtmond's log within $2 s: $(tail -n 5 $T/rtmond.log)"
+	wait_rtmond_log $T/rtmond.log "$1" "$2"
 }

@@ -7,7 +7,7 @@
 # collection: babeltrace2 reads it, and finds, for every hop of the miss's
 # record, the kernel or user-space event at the same tracepoint (the chain's
 # irq_handler_entry, its sched_waking and sched_switch, the work_begin and
-# work_end markers, by their vtid context), in the hops' order, near their
+# work_end markers, by their cookie and vtid context), in the hops' order, near their
 # times (one clock: CLOCK_MONOTONIC in both), then the rtmond:miss event. The snapshots'
 # sizes and the time to take each are printed. Then the same over net:// to
 # an lttng-relayd on loopback: the relayed trace has its kernel part.
@@ -52,7 +52,7 @@ note "lttng-modules: $(cat "$RTMON_LTTNG_MODULES/BUILT" 2>/dev/null)"
 rtmon_load
 ip link set lo up
 t0=$(date +%s.%N)
-lttng-sessiond --daemonize >$T/sessiond.log 2>&1 || fail "lttng-sessiond did not start: $(tail -n 3 $T/sessiond.log)"
+lttng-sessiond --background >$T/sessiond.log 2>&1 || fail "lttng-sessiond did not start: $(tail -n 3 $T/sessiond.log)"
 grep -q '^lttng_tracer ' /proc/modules ||
 	fail "lttng-sessiond did not load lttng-tracer: $(tail -n 5 $T/sessiond.log; dmesg | grep -i lttng | tail -n 5)"
 note "lttng-sessiond up with $(grep -c "^lttng" /proc/modules) lttng modules in $(awk -v a=$t0 -v b=$(date +%s.%N) "BEGIN { printf \"%.1f\", b - a }") s"
@@ -106,6 +106,7 @@ round() {
 
 # --- local snapshots
 round "" 3
+cp -r $out $T/out-local	# (the relay round below starts afresh)
 sed 's/^/# /' $T/rtmond.log | grep 'lttng' | head -20
 python3 - "$out" <<'PY' || fail "the kernel and user-space events of the misses are not in their LTTng snapshots"
 import glob, json, os, re, subprocess, sys
@@ -164,36 +165,73 @@ for m in snapped:
         if mm:
             evs.append((int(mm.group(1)), mm.group(2), mm.group(3)))
     nk = sum(1 for e in evs if ":" not in e[1])
-    # each hop: the nearest event of its tracepoint and task (the kernel's
-    # probes run one after the other at the same tracepoint; a marker's
-    # lttng-ust event comes before work_begin's ioctl and after
-    # work_end's, from the same thread: vtid). The window only bounds
-    # the search: the table prints how near they were.
-    matched, dtk, dtm, last, order_ok = [], [0], [0], 0, True
+    # each hop: an event of its tracepoint and task. A marker is the one
+    # with the record's cookie, written just before its ioctl (the task may
+    # be preempted in between: it may come before the kernel hops of that
+    # preemption), after the chain's start. A kernel hop may be any such
+    # event within 5 ms: emulated, the two probes at one tracepoint are up
+    # to ~0.1 ms apart, more than some of the chain's task switches, so the
+    # kernel hops take the in-order assignment of least total distance, and
+    # the table prints how near they were.
+    hops, cand, marks = [], [], []
     for h in m["hops"]:
         ename, f, v = want(h)
         if not ename:
             continue
         t = h["ts_ns"]
-        if ename == "rtmon:work_begin":
-            ok = lambda e: t - 50000000 <= e[0] <= t
-        elif ename == "rtmon:work_end":
-            ok = lambda e: t <= e[0] <= t + 50000000
-        else:
-            ok = lambda e: abs(e[0] - t) <= 5000000
         if ename.startswith("rtmon:"):
-            f, v = "vtid", str(h["pid"])
-        cands = [e for e in evs if e[1] == ename and ok(e) and field(e[2], f) == v]
-        if not cands:
-            bad.append(f"{name}: hop {h['event']} {h['what']} at {t}: no {ename} "
-                       f"{f}={v} near it")
+            cs = [i for i, e in enumerate(evs) if e[1] == ename and t - 50000000 <= e[0] <= t
+                  and field(e[2], "vtid") == str(h["pid"]) and field(e[2], "cookie") == str(m["cookie"])]
+        else:
+            cs = [i for i, e in enumerate(evs) if e[1] == ename and abs(e[0] - t) <= 5000000
+                  and field(e[2], f) == v]
+        if not cs:
+            bad.append(f"{name}: hop {h['event']} {h['what']} at {t}: no {ename} {f}={v}"
+                       + (f" cookie={m['cookie']}" if ename.startswith("rtmon:") else "") + " near it")
             continue
-        e = min(cands, key=lambda e: abs(e[0] - t))
-        (dtm if ename.startswith("rtmon:") else dtk).append(abs(e[0] - h["ts_ns"]))
-        if e[0] < last:
+        if ename.startswith("rtmon:"):
+            marks.append((h, cs[0]))
+            continue
+        hops.append(h)
+        cand.append(cs)
+    # best[k][j]: least total |dt| of hops 0..k with hop k on event cand[k][j]
+    best, back = [], []
+    for k, cs in enumerate(cand):
+        row, brow = [], []
+        for i in cs:
+            dt = abs(evs[i][0] - hops[k]["ts_ns"])
+            if k == 0:
+                row.append(dt); brow.append(None)
+                continue
+            prev = [(best[k - 1][p], p) for p, pi in enumerate(cand[k - 1]) if pi < i]
+            c, p = min(prev) if prev else (float("inf"), None)
+            row.append(c + dt); brow.append(p)
+        best.append(row); back.append(brow)
+    matched, dtk, dtm, order_ok, kern_ok = [], [0], [0], True, True
+    for k, (h, i) in enumerate(marks):
+        if evs[i][0] < m["start_ns"] or (k and i < marks[k - 1][1]):
             order_ok = False
-        last = e[0]
-        matched.append(h["event"])
+            print(f"  {name}: marker {evs[i][1]} at {evs[i][0]}: before the chain's start "
+                  f"{m['start_ns']} or before the marker of the hop before")
+        dtm.append(abs(evs[i][0] - h["ts_ns"]))
+    if cand:
+        j = min(range(len(cand[-1])), key=lambda j: best[-1][j])
+        kern_ok = best[-1][j] != float("inf")
+    if kern_ok:
+        pick = [None] * len(cand)
+        for k in range(len(cand) - 1, -1, -1):
+            pick[k] = cand[k][j]
+            j = back[k][j]
+        for h, i in zip(hops, pick):
+            dtk.append(abs(evs[i][0] - h["ts_ns"]))
+        matched = [h["event"] for h in m["hops"]
+                   if any(h is x for x in hops) or any(h is x for x, _ in marks)]
+    else:
+        order_ok = False
+        for h, cs in zip(hops, cand):
+            near = min(cs, key=lambda i: abs(evs[i][0] - h["ts_ns"]))
+            print(f"  {name}: hop {h['event']:<10} {h['pid']:>6} at {h['ts_ns']}: "
+                  f"{len(cs)} events, nearest {evs[near][0]} ({evs[near][0] - h['ts_ns']:+d} ns)")
     if not order_ok:
         bad.append(f"{name}: the hops' events are not in the hops' order")
     missing = NEED - set(matched)

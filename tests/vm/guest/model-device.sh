@@ -59,7 +59,8 @@ note "device irq $irq, bus irq $(cat /sys/module/rtmon_model/parameters/irq_bus)
 rtmon_load
 $RTMONCTL targets add --name model --irq "$irq" --comm model_reader --end switch_in --deadline 50ms >/dev/null
 n=${MODEL_EVENTS:-300}
-for mode in direct bus lock mutex; do
+modes=${MODEL_MODES:-direct bus lock mutex work}
+for mode in $modes; do
 	$RTMONCTL records --json -t 2 >"$T/$mode.jsonl" &
 	reader=$!
 	sleep 0.3
@@ -75,12 +76,13 @@ for mode in direct bus lock mutex; do
 done
 grep -E '^  (irq threads|work untraced|drops)' /proc/rtmon/status || true
 
-python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" <<'PY' || fail "model-device: the records disagree with the device (above)"
+python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" $modes <<'PY' || fail "model-device: the records disagree with the device (above)"
 import json, sys
 T, n, irq, xfer_us, rt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+modes = sys.argv[6:]
 print(f"{'mode':7} {'records':>8} {'awake':>6} {'running':>7} {'with wait':>9} {'merged':>7} {'wait->run us med/min':>22} {'latency us med/max':>20}")
 bad = []
-for mode in ("direct", "bus", "lock", "mutex"):
+for mode in modes:
     recs = [json.loads(l) for l in open(f"{T}/{mode}.jsonl")]
     recs = [r for r in recs if r["target_name"] == "model" and "timeout" not in r["flags"]]
     waits, gaps, running = 0, [], 0

@@ -144,7 +144,7 @@ ip link set lo up
 trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rtmon_cleanup' EXIT
 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
 pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond.log && break; sleep 0.1; done
+wait_rtmond_log $T/rtmond.log "rtmond: running" 10
 sleep 1
 curl -sf http://127.0.0.1:9467/metrics >$T/metrics.txt || fail "metrics endpoint did not answer"
 # a target name with a quote and a backslash (issue 21, item 4): escaped
@@ -197,7 +197,7 @@ holder=$!
 sleep 0.3
 "$RTMOND" -c $T/rtmon2.conf 2>$T/rtmond2.log &
 pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond2.log && break; sleep 0.1; done
+wait_rtmond_log $T/rtmond2.log "rtmond: running" 10
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$pid/stat; }
 t0=$(cpu_ticks)
 sleep 1.5

@@ -35,7 +35,8 @@
 #   rtmon's clock read, preemption off but interrupts on, is the 1%; one
 #   chain a target is always allowed: seen in 1 of 60 dispatch chains);
 #   there also the blame (record.blame) of the chains with the same hops:
-#   each category within 1 us and the same first culprit, as often.
+#   each category within 1 us and the same first culprit (two culprits
+#   within 1 us of each other: a tie, either order), as often.
 # Prints the agreement table and the replay's counts of lock waits and of
 # wakeups of a task on its way to sleep.
 # timeout: 400
@@ -128,9 +129,21 @@ ev = lambda h: h.get("event", h.get("type"))
 hops = lambda r: [(ev(h), h["pid"], h["cpu"]) for h in r["hops"]]
 ok = True
 table = []
-CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown")
-first = lambda r: r["blame"]["culprits"][0]["pid"] if r["blame"]["culprits"] else 0
-blame_close = lambda r, q: first(r) == first(q) and all(
+CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown", "queued")
+def same_culprit(r, q):
+    """the same first culprit; two culprits within 1 us of each other (the
+    two clocks' tolerance) are a tie either side may order its own way
+    (mainline under -icount: 5667/5653 ns in the module, 5610/5612 replayed)"""
+    a, b = r["blame"]["culprits"], q["blame"]["culprits"]
+    if not a or not b:
+        return not a and not b
+    if a[0]["pid"] == b[0]["pid"]:
+        return True
+    na = {c["pid"]: c["ns"] for c in a}
+    nb = {c["pid"]: c["ns"] for c in b}
+    return (b[0]["pid"] in na and a[0]["ns"] - na[b[0]["pid"]] <= 1000 and
+            a[0]["pid"] in nb and b[0]["ns"] - nb[a[0]["pid"]] <= 1000)
+blame_close = lambda r, q: same_culprit(r, q) and all(
     abs(r["blame"][k] - q["blame"][k]) <= 1000 for k in CATS)
 for tid, name in names.items():
     # overdue reports (a chain still open at a tick past max_age) depend on

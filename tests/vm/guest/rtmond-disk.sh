@@ -45,8 +45,7 @@ conf $d/out
 ring0=$(status_count "  drops" ring_full)
 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
 pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond.log && break; sleep 0.1; done
-grep -q "rtmond: running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 3 $T/rtmond.log)"
+wait_rtmond_log $T/rtmond.log "rtmond: running" 10
 mono() { awk '{ printf "%.0f\n", $1 * 1e9 }' /proc/uptime; }
 
 avail=$(df --output=avail -k $d | tail -n 1)
@@ -143,8 +142,7 @@ conf $u/link; refused "symlinked misses.jsonl" "cannot open $u/link/misses.jsonl
 conf $u/ok
 "$RTMOND" -c $T/rtmon.conf 2>$T/rtmond2.log &
 pid=$!
-for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond2.log && break; sleep 0.1; done
-grep -q "rtmond: running" $T/rtmond2.log || fail "rtmond did not start in $u/ok: $(tail -n 3 $T/rtmond2.log)"
+wait_rtmond_log $T/rtmond2.log "rtmond: running" 10
 conf $u/ww
 kill -HUP $pid
 for ((i = 0; i < 50; i++)); do grep -q "reload refused\|reloaded" $T/rtmond2.log && break; sleep 0.1; done

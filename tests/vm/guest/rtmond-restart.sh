@@ -47,7 +47,7 @@ rtmon_load
 ip link set lo up
 lttng-relayd -d -o $out/relay -C tcp://127.0.0.1:5342 -D tcp://127.0.0.1:5343 \
 	>$T/relayd.log 2>&1 || fail "lttng-relayd did not start"
-lttng-sessiond --daemonize --no-kernel >$T/sessiond.log 2>&1 || fail "lttng-sessiond did not start"
+lttng-sessiond --background --no-kernel >$T/sessiond.log 2>&1 || fail "lttng-sessiond did not start"
 cat >$T/rtmon.conf <<CONF
 targets = ( { name = "dispatch"; comm = "dispatch_test"; source = "any_irq";
 	      end = "work_end"; deadline = "5ms"; } );
@@ -59,12 +59,7 @@ CONF
 start_rtmond() { # LOG
 	"$RTMOND" -c $T/rtmon.conf 2>$1 &
 	pid=$!
-	for ((i = 0; i < 200; i++)); do
-		grep -q "rtmond: running" $1 && return 0
-		kill -0 $pid 2>/dev/null || fail "rtmond died: $(tail -n 5 $1)"
-		sleep 0.1
-	done
-	fail "rtmond did not start: $(tail -n 5 $1)"
+	wait_rtmond_log $1 "rtmond: running" 20
 }
 start_rtmond $T/rtmond1.log
 echo "some data for the feeder" >/rtmon-share/feed

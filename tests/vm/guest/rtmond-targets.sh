@@ -39,8 +39,7 @@ run_rtmond() { # start, wait for "running", stop with SIGTERM
 	: >$T/rtmond.log
 	"$RTMOND" -c $T/rtmon.conf 2>$T/rtmond.log &
 	pid=$!
-	for ((i = 0; i < 100; i++)); do grep -q "rtmond: running" $T/rtmond.log && break; sleep 0.1; done
-	grep -q "rtmond: running" $T/rtmond.log || fail "rtmond did not start: $(tail -n 3 $T/rtmond.log)"
+	wait_rtmond_log $T/rtmond.log "rtmond: running" 10
 	kill -TERM $pid
 	local rc=0
 	wait $pid || rc=$?

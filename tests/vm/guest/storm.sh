@@ -8,18 +8,34 @@ rtmon_load nchains=16 nbranches=16 task_buckets=16 cookie_buckets=16 ring_slots=
 # every hackbench task is a target, and cyclictest's wakeups too
 $RTMONCTL targets add --name hb --comm hackbench --end block
 $RTMONCTL targets add --name ct --comm cyclictest --timer --end switch_in
-hackbench -s 512 -l 200 -g 4 -f 10 >$T/hb.out 2>&1 &
-hb=$!
 # many timer chains at once, delayed by the storm: the pools run dry.
-# 48 threads, three times the pools, at nice 19, so that each woken one
-# waits behind hackbench whatever the guest's speed (at nice 0 the
-# scheduler ran them at once on slow kernels: 1 branch drop, no chain
-# drop, on the KCSAN board)
-nice -n 19 cyclictest -q -m -t 48 -i 100 -D 8 >/dev/null 2>&1 &
+# 48 threads, three times the pools, at nice 19 against hackbench at nice
+# -20, so that each woken one waits behind hackbench whatever the guest's
+# speed. cyclictest starts first and its threads are all looping before
+# the storm begins; its main thread runs at SCHED_FIFO 1 (the threads:
+# --policy=other, nice 19), so that the threads it has already made do
+# not starve it of the cpu before it has made the rest.
+nice -n 19 chrt -f 1 cyclictest -q -m -t 48 -i 100 -D 60 --policy=other >/dev/null 2>&1 &
 ct=$!
-sleep 4
+n=0
+for _ in $(seq 300); do
+	n=$(ls /proc/$ct/task 2>/dev/null | wc -l) || n=0
+	[ "$n" -ge 49 ] && break
+	kill -0 $ct 2>/dev/null || break
+	sleep 0.1
+done
+if [ "$n" -lt 49 ]; then
+	kill -0 $ct 2>/dev/null || fail "cyclictest ended before it had made its 48 threads"
+	fail "cyclictest made $n of its 49 threads in 30 s"
+fi
+ps -L -o cls=,rtprio=,ni=,comm= -p $ct | sort | uniq -c
+sleep 0.5
+nice -n -20 hackbench -s 512 -l 200 -g 4 -f 10 >$T/hb.out 2>&1 &
+hb=$!
+sleep 2
 grep -E '^  (chains|drops)' /proc/rtmon/status
 wait $hb || fail "hackbench failed: $(tail -n 2 $T/hb.out)"
+kill -INT $ct
 wait $ct || true
 grep -E '^  (chains|drops)' /proc/rtmon/status
 drops() { awk '/^  drops/ { s = 0; for (i = 3; i <= NF; i += 2) s += $i; print s }' /proc/rtmon/status; }

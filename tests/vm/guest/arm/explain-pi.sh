@@ -43,8 +43,7 @@ realtime = { policy = "fifo"; priority = 10; mlockall = true; keep_admin = true;
 CONF
 "$RTMOND" -c "$T/rtmon.conf" 2>"$T/rtmond.log" &
 pid=$!
-for ((i = 0; i < 200; i++)); do grep -q "rtmond: running" "$T/rtmond.log" && break; sleep 0.1; done
-grep -q "rtmond: running" "$T/rtmond.log" || fail "rtmond did not start: $(tail -n 5 "$T/rtmond.log")"
+wait_rtmond_log "$T/rtmond.log" "rtmond: running" 20
 
 "$PI" -n 12 -i 250000 -H 16000 -p 50 -c 1 >"$T/pi.jsonl" 2>"$T/pi.err" ||
 	fail "pi_test failed: $(cat "$T/pi.err")"
