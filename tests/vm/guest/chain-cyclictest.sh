@@ -117,13 +117,15 @@ print(f"clock-read gap (cyclictest - rtmon) ns: median {statistics.median(gaps)}
 arg = max(range(len(pairs)), key=lambda i: pairs[i][0])
 print(f"cyclictest's worst wakeup: rtmon saw {pairs[arg][1]} ns of its {pairs[arg][0]} ns; "
       f"rtmon's own worst {max(rt_lat)} ns")
-# Under KCSAN (its runtime in this kernel: /sys/module/kcsan) every memory
-# access of rtmon's probe after its clock read calls into the race
-# detector, which the emulation makes slow: medians of 105-221 us measured
-# on the KCSAN board (plain boards 16-70 us), so the bound there is 400 us.
-bound = 400000 if os.path.isdir("/sys/module/kcsan") else 200000
+# The median is asserted where the guest's clock is its instruction count
+# (chain-cyclictest-icount: 2.1-2.3 us on 6.1-rt): in a wall-clock boot it
+# is the host's speed too (41-323 us on plain boards, by the host's load),
+# printed, not judged.
 med = statistics.median(gaps)
-assert med < bound, f"median clock-read gap {med} ns (bound {bound}): rtmon misses part of the latency"
+if os.environ.get("RTMON_VM_ICOUNT") == "1":
+    assert med < 100000, f"median clock-read gap {med} ns (bound 100000): rtmon misses part of the latency"
+else:
+    print("median clock-read gap: printed, not judged (wall-clock boot; chain-cyclictest-icount asserts it)")
 assert 0 <= d <= gaps[arg], f"maxima differ by {d} ns, more than the worst wakeup's gap {gaps[arg]}"
 PY
 }

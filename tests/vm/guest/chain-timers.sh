@@ -31,6 +31,16 @@
 . "$RTMON_TOP/tests/vm/guest/lib.sh"
 
 loops=${LOOPS:-200}
+# The median clock-read gap is the instructions from the switch-in to the
+# program's clock read: asserted where the guest's clock is its instruction
+# count (chain-timers-icount: 2-18 us on 6.1-rt, the signal kinds longest).
+# In a wall-clock boot it is the host's speed too (posix-thread: 137-232 us
+# on one host in one hour, beside a compiler): printed there, not judged.
+if [ "${RTMON_VM_ICOUNT:-}" = 1 ]; then
+	export GAP_BOUND_NS=100000
+else
+	export GAP_BOUND_NS=
+fi
 interval_us=${INTERVAL_US:-5000}
 [ -x "$APPS/timer_loop" ] || fail "timer_loop not built ($APPS: make -C tests/apps)"
 rtmon_load
@@ -63,6 +73,7 @@ python3 - "$loops" "$interval_us" $kinds <<'PY' || fail "rtmon's timer chains an
 import json, os, re, statistics, sys
 T = os.environ["T"]
 loops, interval = int(sys.argv[1]), int(sys.argv[2]) * 1000
+gap_bound = int(os.environ["GAP_BOUND_NS"] or 0)
 rows, bad = [], []
 for arg in sys.argv[3:]:
     kind, tk = arg.split(":")
@@ -174,8 +185,8 @@ for arg in sys.argv[3:]:
     med = statistics.median(gaps)
     # what separates the two is the time from the switch-in (rtmon's end)
     # to the program's clock read: small and steady
-    if med >= 200000:
-        bad.append(f"{kind}: median gap {med} ns: rtmon misses part of the latency")
+    if gap_bound and med >= gap_bound:
+        bad.append(f"{kind}: median gap {med} ns (bound {gap_bound}): rtmon misses part of the latency")
     if not 0 <= d <= pairs[worst][0] - off - pairs[worst][1]:
         bad.append(f"{kind}: maxima differ by {d} ns, more than the worst wakeup's gap "
                    f"{pairs[worst][0] - off - pairs[worst][1]} ns")
@@ -186,6 +197,8 @@ print(f"{'kind':13} {'joined':>8} {'near-ovr':>8} {'nosleep':>7} {'unsure':>6} {
 for k, j, n, nr, ns, un, np, s, o, rmed, rmax, pmax, gmed, gmax, d in rows:
     print(f"{k:13} {j:>4}/{n:<3} {nr:>8} {ns:>7} {un:>6} {np:>8} {s:>6} {o:>5} {rmed:>9.0f} {rmax:>9} {pmax:>9} "
           f"{gmed:>8.0f} {gmax:>8} {d:>8}")
+print(f"median gap bound: {gap_bound} ns" if gap_bound else
+      "median gap: printed, not judged (wall-clock boot; chain-timers-icount asserts it)")
 for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad else 0)
