@@ -143,6 +143,9 @@ void rtm_branch_free(struct rtm_core *c, u32 cpu, u32 b, enum rtm_cnt why)
 {
 	u32 ci = rtm_ld32(&rtm_br(c, b)->chain);
 
+	/* only the owner of a live handle frees it: never RTM_TPEND or 0 */
+	rtm_assert(rtm_br_owned(c, b));
+	rtm_assert(ci && ci <= c->p.nchains);
 	/* the completing branch is counted by RTM_C_COMPLETED */
 	if (why != RTM_C_BR_COMPLETED)
 		rtm_count(c, cpu, why);
@@ -239,6 +242,7 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 /* Install b as the current branch of a context, dropping a stale one. */
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 {
+	rtm_assert(rtm_br_owned(c, b));
 	u32 old = rtm_xchg32(slot, b);
 
 	if (rtm_unlikely(rtm_slot_branch(old)))
@@ -248,6 +252,7 @@ void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 /* Return a borrowed branch; if a nested event filled the slot, ours is stale. */
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 {
+	rtm_assert(rtm_br_owned(c, b));
 	if (rtm_unlikely(!rtm_cas32(slot, 0, b)))
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
@@ -257,6 +262,7 @@ void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 {
 	u32 i, o;
 
+	rtm_assert(rtm_br_owned(c, b));
 	for (i = 0; i < 4; i++) {
 		if (rtm_cas32(slot, 0, b))
 			return;

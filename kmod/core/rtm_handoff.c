@@ -58,6 +58,22 @@
 #include "rtm_internal.h"
 
 /*
+ * A used-slot count moves just after its slot changed: it lags the slots
+ * by at most one per cpu between the two, never more, either way.
+ */
+static inline void rtm_used_add(const struct rtm_core *c, rtm_a32 *used,
+				u32 d, u32 nslots)
+{
+	u32 n = rtm_add32(used, d);
+
+	rtm_assert((int)n >= -(int)c->p.ncpus &&
+		   (int)n <= (int)(nslots + c->p.ncpus));
+	(void)c;
+	(void)n;
+	(void)nslots;
+}
+
+/*
  * The work_end targets that name the chain's IRQ by number: only they
  * hand off. A target of any IRQ cannot tell which interrupt brought the
  * work: every IRQ thread's pass that wakes nothing of it (a disk's, a
@@ -112,7 +128,7 @@ static int rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 		v = rtm_ld32(&c->handoff[i]);
 		if (!v) {
 			if (rtm_cas32(&c->handoff[i], 0, b)) {
-				rtm_add32(&c->handoff_used, 1);
+				rtm_used_add(c, &c->handoff_used, 1, RTM_NHANDOFF);
 				return (int)i;
 			}
 			continue;
@@ -127,7 +143,7 @@ static int rtm_handoff_park(struct rtm_core *c, u32 cpu, u32 b)
 	if (v)
 		rtm_branch_free(c, cpu, v, RTM_C_BR_CLOSED);
 	else
-		rtm_add32(&c->handoff_used, 1);
+		rtm_used_add(c, &c->handoff_used, 1, RTM_NHANDOFF);
 	return (int)oldest;
 }
 
@@ -169,7 +185,7 @@ static u32 rtm_handoff_sorted(struct rtm_core *c, u32 *idx)
 static void rtm_handoff_putback(struct rtm_core *c, u32 cpu, u32 i, u32 b)
 {
 	if (rtm_cas32(&c->handoff[i], 0, b))
-		rtm_add32(&c->handoff_used, 1);
+		rtm_used_add(c, &c->handoff_used, 1, RTM_NHANDOFF);
 	else if (rtm_handoff_park(c, cpu, b) < 0)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 }
@@ -192,7 +208,7 @@ void rtm_handoff_tick(struct rtm_core *c, u32 cpu)
 		if (!v || !rtm_peek_done(c, v) ||
 		    !rtm_cas32(&c->handoff[i], v, 0))
 			continue;
-		rtm_add32(&c->handoff_used, (u32)-1);
+		rtm_used_add(c, &c->handoff_used, (u32)-1, RTM_NHANDOFF);
 		RTM_TEST_POINT(c, cpu, RTM_TP_TICK_TAKEN);
 		if (rtm_branch_done(c, v))
 			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
@@ -206,7 +222,7 @@ void rtm_handoff_tick(struct rtm_core *c, u32 cpu)
 		v = rtm_xchg32(&c->handoff[idx[k]], 0);
 		if (!v)
 			continue;	/* taken meanwhile */
-		rtm_add32(&c->handoff_used, (u32)-1);
+		rtm_used_add(c, &c->handoff_used, (u32)-1, RTM_NHANDOFF);
 		RTM_TEST_POINT(c, cpu, RTM_TP_TICK_TAKEN);
 		if (rtm_branch_done(c, v))
 			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
@@ -257,7 +273,7 @@ static bool rtm_waitwork_own(struct rtm_waitwork *w, u32 st)
 static void rtm_waitwork_free(struct rtm_core *c, struct rtm_waitwork *w)
 {
 	rtm_st32_rel(&w->state, RTM_WW_FREE);
-	rtm_add32(&c->waitwork_used, (u32)-1);
+	rtm_used_add(c, &c->waitwork_used, (u32)-1, RTM_NWAITWORK);
 }
 
 /*
@@ -310,7 +326,7 @@ u32 rtm_handoff_take(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u32 tgid,
 		v = rtm_xchg32(&c->handoff[idx[k]], 0);
 		if (!v)
 			continue;	/* taken meanwhile */
-		rtm_add32(&c->handoff_used, (u32)-1);
+		rtm_used_add(c, &c->handoff_used, (u32)-1, RTM_NHANDOFF);
 		if (rtm_branch_done(c, v)) {
 			rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
 			continue;
@@ -391,7 +407,7 @@ struct rtm_waitwork *rtm_waitwork_add(struct rtm_core *c, u32 cpu, u64 ts,
 		 * the slot while it was being filled: this item has not ended)
 		 */
 		rtm_st32_rel(&w->state, RTM_WW_BEGUN);
-		rtm_add32(&c->waitwork_used, 1);
+		rtm_used_add(c, &c->waitwork_used, 1, RTM_NWAITWORK);
 		return w;
 	}
 	return NULL;
@@ -425,7 +441,7 @@ static void rtm_waitwork_release(struct rtm_core *c, u32 cpu,
 	u64 end;
 
 	if (rtm_cas32(&w->state, RTM_WW_OWNED, RTM_WW_FREE)) {
-		rtm_add32(&c->waitwork_used, (u32)-1);
+		rtm_used_add(c, &c->waitwork_used, (u32)-1, RTM_NWAITWORK);
 		return;
 	}
 	/* state 4: end_ts was stored before the mark */
@@ -588,7 +604,7 @@ bool rtm_handoff_pass_end(struct rtm_core *c, u32 cpu, u32 b)
 		if (++tries > 2 || !rtm_waitwork_pending(c, start) ||
 		    !rtm_cas32(&c->handoff[i], b, 0))
 			return true;	/* parked, or taken meanwhile */
-		rtm_add32(&c->handoff_used, (u32)-1);
+		rtm_used_add(c, &c->handoff_used, (u32)-1, RTM_NHANDOFF);
 		if (rtm_waitwork_adopt(c, cpu, b))
 			return true;
 	}

@@ -647,6 +647,17 @@ static inline struct rtm_branch *rtm_br(struct rtm_core *c, u32 b)
 	return &c->branches[b & RTM_BR_IDX_MASK];
 }
 
+/*
+ * b names a branch its holder owns: in range, and its tag the branch's
+ * current one (a handle kept past a free and re-use is stale). Asserted.
+ */
+static inline bool rtm_br_owned(struct rtm_core *c, u32 b)
+{
+	return rtm_slot_branch(b) && (b & RTM_BR_IDX_MASK) &&
+	       (b & RTM_BR_IDX_MASK) <= c->p.nbranches &&
+	       (b >> RTM_BR_IDX_BITS) == rtm_br(c, b)->tag;
+}
+
 /* The handle of branch index bi, just taken off the pool by its owner. */
 static inline u32 rtm_br_handle(struct rtm_core *c, u32 bi)
 {
