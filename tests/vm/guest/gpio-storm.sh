@@ -41,7 +41,7 @@ gpio_pids+=("$reader")
 
 # the responder's input line, driven directly (its pull attribute)
 line=$(sed -n 's/^BOARD_GPIO_STIM_IN=//p' "$BOARD_FILE")
-pull=$(ls /sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio"$line"/pull 2>/dev/null | head -n1)
+pull=$(ls /sys/devices/platform/gpio-sim.*/gpiochip*/sim_gpio"$line"/pull 2>/dev/null | head -n1 || true)
 [ -n "$pull" ] || pull=$(ls /sys/bus/gpio/devices/*/sim_gpio"$line"/pull | head -n1)
 [ -w "$pull" ] || fail "no pull attribute for line $line"
 # taskset: the stimulus on cpu 0, where it does not run between the thread

@@ -81,7 +81,7 @@ run_app() {
 stop_rtmond() {
 	local i n
 	for ((i = 0; i < 300; i++)); do
-		n=$(grep -c "lttng: snapshot .* recorded in" $T/rtmond.log)
+		n=$(grep -c "lttng: snapshot .* recorded in" $T/rtmond.log || true)
 		[ "$n" -ge "$1" ] && break
 		sleep 0.1
 	done
