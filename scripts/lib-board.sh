@@ -167,7 +167,8 @@ board_kver() {
 }
 
 # deb_fetch DIR PKG=VER...: download Debian packages (any architecture,
-# PKG may be PKG:ARCH) into the cache and unpack them all into DIR.
+# PKG may be PKG:ARCH) into the cache, through the board's suite's apt
+# state (apt-get below), and unpack them all into DIR.
 deb_fetch() {
 	local dir=$1 spec pkg ver name arch debs=$RTMON_CACHE/debs f
 	shift
@@ -503,41 +504,19 @@ suite_apt_opts() {
 # through this library (deb_dep_of, deb_candidate, apt-get download...)
 # uses that suite's separate state; for the build machine's own suite they
 # are the plain commands.
-apt-cache() {
-	if board_other_suite; then
-		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
-		# shellcheck disable=SC2046
-		command apt-cache $(suite_apt_opts "$BOARD_SUITE") "$@"
-	else
-		command apt-cache "$@"
-	fi
-}
-apt-get() {
-	if board_other_suite; then
-		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
-		# shellcheck disable=SC2046
-		command apt-get $(suite_apt_opts "$BOARD_SUITE") "$@"
-	else
-		command apt-get "$@"
-	fi
-}
-
-# suite_deb_get DIR PKG=VER...: download packages through the board's apt
-# state into the cache and unpack them into DIR.
-suite_deb_get() {
-	local dir=$1 spec pkg ver name f debs=$RTMON_CACHE/debs
+suite_apt() {
+	local cmd=$1
 	shift
-	mkdir -p "$debs" "$dir"
-	for spec in "$@"; do
-		pkg=${spec%%=*} ver=${spec#*=} name=${spec%%[:=]*}
-		f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-		if [ -z "$f" ]; then
-			deb_download "$pkg=$ver"
-			f=$(ls "$debs/${name}_${ver/:/%3a}_"*.deb | head -n1 || true)
-		fi
-		dpkg-deb -x "$f" "$dir" || die "dpkg-deb -x $f failed"
-	done
+	if board_other_suite; then
+		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
+		# shellcheck disable=SC2046
+		command "$cmd" $(suite_apt_opts "$BOARD_SUITE") "$@"
+	else
+		command "$cmd" "$@"
+	fi
 }
+apt-cache() { suite_apt apt-cache "$@"; }
+apt-get() { suite_apt apt-get "$@"; }
 
 # patches_apply DIR LOG WHAT PATCH...: apply each patch to the tree in DIR
 # (-p1, no fuzz), logged to LOG; a patch that does not apply to WHAT dies
@@ -610,7 +589,7 @@ board_suite_headers() {
 		[ -n "$common" ] && [ -n "$kbuild" ] || die "cannot resolve the dependencies of $hpkg"
 		tmp=$root.tmp
 		rm -rf "$root" "$tmp"
-		suite_deb_get "$tmp" "$hpkg=$ver" "$common=$ver" \
+		deb_fetch "$tmp" "$hpkg=$ver" "$common=$ver" \
 			"$kbuild:$(dpkg --print-architecture)=$(deb_candidate "$kbuild:$(dpkg --print-architecture)")"
 		sed -i "s|^include /usr/src/|include $root/usr/src/|" "$tmp/usr/src/linux-headers-$kver/Makefile"
 		kb=$tmp/usr/lib/$kbuild
@@ -626,7 +605,7 @@ board_suite_headers() {
 				for p in libc6 libelf1t64 zlib1g libzstd1; do
 					specs+=("$p=$(deb_candidate "$p")")
 				done
-				suite_deb_get "$tmp" "${specs[@]}"
+				deb_fetch "$tmp" "${specs[@]}"
 				touch "$tmp/.suite-libs"
 			fi
 			mv "$f" "$f.bin"
