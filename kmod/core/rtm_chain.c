@@ -242,9 +242,10 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 /* Install b as the current branch of a context, dropping a stale one. */
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b)
 {
-	rtm_assert(rtm_br_owned(c, b));
-	u32 old = rtm_xchg32(slot, b);
+	u32 old;
 
+	rtm_assert(rtm_br_owned(c, b));
+	old = rtm_xchg32(slot, b);
 	if (rtm_unlikely(rtm_slot_branch(old)))
 		rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
 }

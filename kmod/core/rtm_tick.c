@@ -69,37 +69,27 @@ out:
 	rtm_chain_put(c, cpu, ci);
 }
 
-static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot)
-{
-	u32 v = rtm_ld32(slot);
-
-	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v))
-		return;
-	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_PEEKED);
-	if (!rtm_cas32(slot, v, 0))
-		return;
-	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_TAKEN);
-	/* we own v now: its chain reference makes the check reliable */
-	if (rtm_branch_done(c, v))
-		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
-	else
-		rtm_slot_putback(c, cpu, slot, v);
-}
-
-/* si_cur, si_pend: a done branch may be kept for a re-raise (rtm_repoll.c) */
-static void rtm_tick_si_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
-			     u64 now, bool all)
+/*
+ * A slot whose branch's chain is done: the branch pruned. si_cur and
+ * si_pend (keep_young): a done branch may be kept for a re-raise
+ * (rtm_repoll.c) until it is no longer young at now.
+ */
+static void rtm_tick_slot(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
+			  u64 now, bool keep_young)
 {
 	u32 v = rtm_ld32(slot);
 
 	if (!rtm_slot_branch(v) || !rtm_peek_done(c, v) ||
-	    (!all && rtm_repoll_young(c, v, now)))
+	    (keep_young && rtm_repoll_young(c, v, now)))
 		return;
 	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_PEEKED);
 	if (!rtm_cas32(slot, v, 0))
 		return;
 	RTM_TEST_POINT(c, cpu, RTM_TP_SLOT_TAKEN);
-	/* never put back done: the slot may belong to another pass by now */
+	/*
+	 * we own v now: its chain reference makes the check reliable; never
+	 * put back done (the slot may belong to another pass by now)
+	 */
 	if (rtm_branch_done(c, v))
 		rtm_branch_free(c, cpu, v, RTM_C_BR_PRUNED);
 	else
@@ -139,14 +129,14 @@ static void rtm_tick_cpu_slots(struct rtm_core *c, u32 cpu, u32 k, u64 now,
 		rtm_cas32(&pc->si_timer, RTM_TPEND, 0);
 	}
 
-	rtm_tick_slot(c, cpu, &pc->hi_cur);
-	rtm_tick_slot(c, cpu, &pc->hi_timer);
-	rtm_tick_slot(c, cpu, &pc->hi_armed);
-	rtm_tick_si_slot(c, cpu, &pc->si_cur, now, all);
-	rtm_tick_slot(c, cpu, &pc->si_timer);
-	rtm_tick_slot(c, cpu, &pc->task_cur);
+	rtm_tick_slot(c, cpu, &pc->hi_cur, now, false);
+	rtm_tick_slot(c, cpu, &pc->hi_timer, now, false);
+	rtm_tick_slot(c, cpu, &pc->hi_armed, now, false);
+	rtm_tick_slot(c, cpu, &pc->si_cur, now, !all);
+	rtm_tick_slot(c, cpu, &pc->si_timer, now, false);
+	rtm_tick_slot(c, cpu, &pc->task_cur, now, false);
 	for (i = 0; i < RTM_NR_SOFTIRQ; i++)
-		rtm_tick_si_slot(c, cpu, &pc->si_pend[i], now, all);
+		rtm_tick_slot(c, cpu, &pc->si_pend[i], now, !all);
 }
 
 /* The scan, in this order; each unit is one step of rtm_tick_run(). */
