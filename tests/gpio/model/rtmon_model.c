@@ -41,6 +41,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -63,6 +64,10 @@ MODULE_PARM_DESC(reader_awake, "events handled while no reader waited (read only
 static int xfer_lost;
 module_param(xfer_lost, int, 0444);
 MODULE_PARM_DESC(xfer_lost, "bus transfers whose interrupt never came (read only)");
+/* transfers complete before the thread waited: it never slept in D */
+static int xfer_nosleep;
+module_param(xfer_nosleep, int, 0444);
+MODULE_PARM_DESC(xfer_nosleep, "bus transfers done before the thread waited for them (read only)");
 static unsigned int xfer_us = 200;
 module_param(xfer_us, uint, 0644);
 MODULE_PARM_DESC(xfer_us, "bus mode: a transfer's time");
@@ -168,6 +173,8 @@ static void busy_work_fn(struct work_struct *w)
 
 static irqreturn_t dev_thread(int irq, void *unused)
 {
+	unsigned long nvcsw;
+
 	switch (mode) {
 	case M_WORK:
 		queue_work(wq, &dev_work);
@@ -176,12 +183,16 @@ static irqreturn_t dev_thread(int irq, void *unused)
 		queue_work_on(READ_ONCE(busy_cpu), wq, &dev_work);
 		return IRQ_HANDLED;
 	case M_BUS:
+		/* a voluntary switch between here and the wakeup is the wait */
+		nvcsw = current->nvcsw;
 		reinit_completion(&xfer_done);
 		hrtimer_start(&xfer_timer, ns_to_ktime((u64)xfer_us * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_HARD);
 		/* a lost bus interrupt must not hang the thread (and rmmod) */
 		if (!wait_for_completion_timeout(&xfer_done, HZ))
 			WRITE_ONCE(xfer_lost, xfer_lost + 1);
+		if (current->nvcsw == nvcsw)
+			WRITE_ONCE(xfer_nosleep, xfer_nosleep + 1);
 		break;
 	case M_LOCK:
 		spin_lock(&dev_lock);
