@@ -828,6 +828,109 @@ static void t_repoll_passes_bounded(void)
 	end();
 }
 
+/* soft sleeper timer pid armed for expires, its callback run at ts in ktimers */
+static void soft_sleeper_runs(struct rtm_core *c, unsigned int cpu,
+			      unsigned long long ts, unsigned long long expires,
+			      unsigned int pid, const char *name)
+{
+	rtm_ev_timer_disarmed(c, cpu, pid);	/* hrtimer_cancel, as it is run */
+	rtm_ev_timer_entry(c, cpu, ts, pid, expires, RTM_TIMER_SLEEPER,
+			   RTM_CTX_SOFTIRQ);
+	wake(c, cpu, ts + US, RTM_CTX_SOFTIRQ, pid, name);
+	rtm_ev_timer_exit(c, cpu, 0, pid, RTM_CTX_SOFTIRQ);
+}
+
+/*
+ * A target task's soft sleeper timer whose softirq is starved: reported
+ * overdue by the tick at its deadline, before its callback runs (a
+ * TIMEOUT of one hop, the expiry), once; its chain, when the callback
+ * finally runs, completes flagged as reported. Another task's timer is
+ * not tracked.
+ */
+static void t_soft_sleeper_starved(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	struct rtm_stats s;
+	int n;
+
+	begin("soft_sleeper_reported_before_its_callback");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 10 * MS);
+	comm(cm, "other");
+	rtm_ev_timer_armed(c, 1, 555, 555, cm, 10 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 14 * MS);
+	CHECK(drain(c, 2) == 0);
+	rtm_ev_tick(c, 1, 16 * MS);
+	rtm_ev_tick(c, 1, 30 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1);
+	CHECK(rec[0].flags == (RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS));
+	CHECK(rec[0].target_id == 0 && rec[0].kind == RTM_KIND_TIMER);
+	CHECK(rec[0].start_ns == 10 * MS && rec[0].latency_ns == 6 * MS);
+	CHECK(rec[0].nhops == 1 && rec[0].hops[0].type == RTM_HOP_TIMER);
+	CHECK((u32)rec[0].source == 1234);
+	/* the other task's starved timer: its chain starts when it runs */
+	soft_sleeper_runs(c, 0, 60 * MS, 10 * MS, 555, "other");
+	switch_to(c, 0, 61 * MS, 0, 0, 555, "other");
+	soft_sleeper_runs(c, 0, 62 * MS, 10 * MS, 1234, "ct");
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_tick(c, 1, 63 * MS);
+	switch_to(c, 0, 64 * MS, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	CHECK(n == 1);
+	CHECK(rec[0].flags == (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
+	CHECK(rec[0].target_pid == 1234 && rec[0].start_ns == 10 * MS);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_overdue == 1 && s.timers_overdue == 1);
+	CHECK(s.drop_armed == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A soft sleeper timer cancelled before its expiry (woken early) is no
+ * miss; one cancelled after its report (a signal) leaves its entry only
+ * until it ages out; a re-arming replaces the arming before it.
+ */
+static void t_soft_sleeper_cancelled(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+
+	begin("soft_sleeper_cancelled_or_rearmed");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 10 * MS);
+	rtm_ev_timer_disarmed(c, 0, 1234);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_tick(c, 1, 20 * MS);
+	CHECK(drain(c, 2) == 0);
+	/* re-armed later: only the second expiry counts */
+	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 30 * MS);
+	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 50 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 40 * MS);
+	CHECK(drain(c, 2) == 0);
+	rtm_ev_tick(c, 1, 56 * MS);
+	CHECK(drain(c, 2) == 1 && rec[0].start_ns == 50 * MS);
+	/* cancelled after the report: kept for an expiry that never comes */
+	rtm_ev_timer_disarmed(c, 0, 1234);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 120 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 160 * MS);	/* past max_age_ns, 100 ms */
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	/* a stop frees an armed entry */
+	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 200 * MS);
+	finish(c, 2);
+	end();
+}
+
 int main(void)
 {
 	t_pid_target_other_sleeper();
@@ -854,6 +957,8 @@ int main(void)
 	t_repoll_foreign_raise();
 	t_repoll_other_vec_first();
 	t_repoll_passes_bounded();
+	t_soft_sleeper_starved();
+	t_soft_sleeper_cancelled();
 	free(mem);
 	return failed;
 }

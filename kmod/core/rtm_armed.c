@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * rtm_armed.c - soft sleeper timers of target tasks, from their arming to
+ * their expiry: a timer overdue before its callback ran (ktimers or the
+ * timer softirq starved) is reported by the tick at its deadline, not when
+ * the callback finally runs and its chain starts already late.
+ *
+ * An entry is one 64-bit key (pid, target, state, generation) and the
+ * expiry it was armed for. Per pid, the arming, the cancel and the expiry
+ * come one after another (one timer per sleeping task, each under its
+ * base's lock); the tick only moves an armed entry to reported, or frees
+ * one, with a CAS on the key: the generation, new at each arming, makes a
+ * key read before a re-arming differ from the one after it.
+ * Called by the timer events (rtm_events.c) and the tick (rtm_tick.c);
+ * calls only the chain's and the targets' own code.
+ */
+#include "rtm_internal.h"
+#include "rtm_fast.h"
+
+#define RTM_AK_ARMED	1ull	/* waiting for its expiry */
+#define RTM_AK_REPORTED	2ull	/* reported overdue; its expiry still to come */
+#define RTM_AK_BUSY	3ull	/* being written by its task's arming */
+
+static inline u64 rtm_ak(u32 pid, u32 tid, u64 state, u64 gen)
+{
+	return pid | (u64)(tid & 0xff) << 32 | state << 40 |
+	       (gen & RTM_AK_GEN_MASK) << 42;
+}
+
+static inline u32 rtm_ak_pid(u64 k) { return (u32)k; }
+static inline u32 rtm_ak_tid(u64 k) { return (u32)(k >> 32) & 0xff; }
+static inline u64 rtm_ak_state(u64 k) { return (k >> 40) & 3; }
+static inline u64 rtm_ak_gen(u64 k) { return k >> 42; }
+
+/* the same entry, freed: its generation goes on */
+static inline u64 rtm_ak_free(u64 k)
+{
+	return rtm_ak(0, 0, 0, rtm_ak_gen(k));
+}
+
+static inline u32 rtm_armed_home(u32 pid)
+{
+	return (pid * 0x9e3779b9u) >> (32 - RTM_NARMED_BITS);
+}
+
+/* pid's entry (any state but free), or NULL; *key: its key as read */
+static struct rtm_armed *rtm_armed_find(struct rtm_core *c, u32 pid, u64 *key)
+{
+	u32 h = rtm_armed_home(pid), j;
+	struct rtm_armed *e;
+	u64 k;
+
+	for (j = 0; j < RTM_ARMED_PROBES; j++) {
+		e = &c->armed[(h + j) & (RTM_NARMED - 1)];
+		k = rtm_ld64_acq(&e->key);
+		if (rtm_ak_state(k) && rtm_ak_pid(k) == pid) {
+			*key = k;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static bool rtm_armed_release(struct rtm_core *c, struct rtm_armed *e, u64 k)
+{
+	if (!rtm_cas64(&e->key, k, rtm_ak_free(k)))
+		return false;
+	rtm_add32(&c->armed_used, (u32)-1);
+	return true;
+}
+
+void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u32 pid, u32 tgid,
+			const char *comm, u64 expires)
+{
+	u32 h, j, seq, tseq;
+	const struct rtm_tset *t;
+	struct rtm_armed *e;
+	u64 cm[2], k, src;
+	int tid;
+
+	/* the probe's question first: its "no" must change nothing */
+	if (!rtm_timer_armed_wanted(c, cpu) || !pid || !comm)
+		return;
+	rtm_comm_load(cm, comm);
+	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(cm)))
+		return;
+	src = rtm_timer_source(RTM_TIMER_SLEEPER, pid);
+	/* before the match: a target defined after it is not the one matched */
+	tseq = rtm_ld32(&c->tg.seq);
+	do {
+		t = rtm_tset_begin(c, &seq);
+		tid = rtm_target_match(t, t->active & ~t->irqonly,
+				       RTM_KIND_TIMER, src, pid, tgid, cm);
+		if (tid >= 0 && !t->t[tid].deadline)
+			tid = -1;
+	} while (rtm_tset_retry(c, seq));
+	e = rtm_armed_find(c, pid, &k);
+	/* busy only inside this function, which pid's own arming runs */
+	if (e && rtm_ak_state(k) == RTM_AK_BUSY)
+		return;
+	if (e && !rtm_cas64(&e->key, k, rtm_ak(pid, 0, RTM_AK_BUSY,
+						 rtm_ak_gen(k) + 1))) {
+		/* the tick reported or freed it meanwhile: once more */
+		e = rtm_armed_find(c, pid, &k);
+		if (e && (rtm_ak_state(k) == RTM_AK_BUSY ||
+			  !rtm_cas64(&e->key, k, rtm_ak(pid, 0, RTM_AK_BUSY,
+							rtm_ak_gen(k) + 1))))
+			return;
+	}
+	if (e && tid < 0) {
+		/* re-armed by a task no target wants now */
+		rtm_armed_release(c, e, rtm_ak(pid, 0, RTM_AK_BUSY,
+					       rtm_ak_gen(k) + 1));
+		return;
+	}
+	if (tid < 0)
+		return;
+	if (!e) {
+		h = rtm_armed_home(pid);
+		for (j = 0; j < RTM_ARMED_PROBES && !e; j++) {
+			e = &c->armed[(h + j) & (RTM_NARMED - 1)];
+			k = rtm_ld64(&e->key);
+			if (rtm_ak_state(k) ||
+			    !rtm_cas64(&e->key, k, rtm_ak(pid, 0, RTM_AK_BUSY,
+							   rtm_ak_gen(k) + 1)))
+				e = NULL;
+		}
+		if (!e) {
+			/* untracked: its chain starts at its expiry, late */
+			rtm_count(c, cpu, RTM_C_DROP_ARMED);
+			return;
+		}
+		rtm_add32(&c->armed_used, 1);
+	}
+	rtm_st64(&e->expires, expires);
+	rtm_st32(&e->tseq, tseq);
+	rtm_st64_rel(&e->key, rtm_ak(pid, (u32)tid, RTM_AK_ARMED,
+				     rtm_ak_gen(k) + 1));
+}
+
+void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid)
+{
+	struct rtm_armed *e;
+	u64 k;
+
+	if (!RTM_CPU_OK(c, cpu) || !rtm_ld32(&c->armed_used))
+		return;
+	/* a reported entry stays for the expiry that follows this */
+	e = rtm_armed_find(c, pid, &k);
+	if (e && rtm_ak_state(k) == RTM_AK_ARMED)
+		rtm_armed_release(c, e, k);
+}
+
+int rtm_armed_expired(struct rtm_core *c, u32 pid)
+{
+	struct rtm_armed *e;
+	u64 k;
+
+	e = rtm_armed_find(c, pid, &k);
+	if (!e || rtm_ak_state(k) == RTM_AK_BUSY || !rtm_armed_release(c, e, k))
+		return -1;
+	return rtm_ak_state(k) == RTM_AK_REPORTED ? (int)rtm_ak_tid(k) : -1;
+}
+
+/*
+ * Sleeper pid's timer, due at expires, has not run by now, past target
+ * tid's deadline: a chain of its one hop, the expiry, reported overdue
+ * and ended (its callback, when it runs, starts the chain that goes on).
+ */
+static void rtm_armed_report(struct rtm_core *c, u32 cpu, u32 pid, u32 tid,
+			     u64 expires, u64 now, u64 dl)
+{
+	u32 b, ci, s;
+	struct rtm_chain *ch;
+
+	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
+			    rtm_timer_source(RTM_TIMER_SLEEPER, pid), expires,
+			    RTM_HOP_TIMER, 0);
+	if (!b)
+		return;
+	ci = rtm_ld32(&rtm_br(c, b)->chain);
+	ch = rtm_chain_of(c, ci);
+	rtm_st32(&ch->overdue_tgt, tid);
+	s = rtm_ld32(&ch->state);
+	while (!rtm_cas32(&ch->state, s, s | RTM_CS_OVERDUE))
+		s = rtm_ld32(&ch->state);
+	rtm_count(c, cpu, RTM_C_OVERDUE);
+	rtm_count(c, cpu, RTM_C_ARMED_OVERDUE);
+	rtm_emit_timeout(c, cpu, ci, now, tid, dl);
+	rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+}
+
+void rtm_armed_tick(struct rtm_core *c, u32 cpu, u32 i, u64 now, bool all)
+{
+	struct rtm_armed *e = &c->armed[i];
+	u64 k = rtm_ld64_acq(&e->key), st = rtm_ak_state(k), exp, dl = 0;
+	const struct rtm_tset *t;
+	u32 seq, tid = rtm_ak_tid(k);
+
+	if (!st || st == RTM_AK_BUSY)
+		return;
+	exp = rtm_ld64(&e->expires);
+	if (all) {
+		rtm_armed_release(c, e, k);
+		return;
+	}
+	/*
+	 * past its expiry by max_age: reported and then cancelled (a
+	 * signal), or its callback's event missed; it ends as a chain would
+	 */
+	if (now > exp && now - exp > c->p.max_age_ns) {
+		rtm_armed_release(c, e, k);
+		return;
+	}
+	if (st == RTM_AK_REPORTED)
+		return;
+	do {
+		t = rtm_tset_begin(c, &seq);
+		/* the target it matched, unless deleted or defined anew since */
+		if ((t->active >> tid) & 1 &&
+		    (s32)(t->t[tid].set_seq - rtm_ld32(&e->tseq)) <= 0)
+			dl = t->t[tid].deadline;
+	} while (rtm_tset_retry(c, seq));
+	if (!dl) {
+		rtm_armed_release(c, e, k);
+		return;
+	}
+	if (now <= exp || now - exp <= dl)
+		return;
+	if (rtm_cas64(&e->key, k, rtm_ak(rtm_ak_pid(k), tid, RTM_AK_REPORTED,
+					 rtm_ak_gen(k))))
+		rtm_armed_report(c, cpu, rtm_ak_pid(k), tid, exp, now, dl);
+}
+
+u32 rtm_armed_leaks(struct rtm_core *c)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < RTM_NARMED; i++)
+		n += rtm_ak_state(rtm_ld64(&c->armed[i].key)) != 0;
+	return n + rtm_ld32(&c->armed_used);
+}
