@@ -313,9 +313,10 @@ static noinline void rtmon_hrtimer_start_track(struct rtm_core *c, u32 cpu,
 	struct task_struct *t;
 
 	t = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
-	if (t)
-		rtm_ev_timer_armed(c, cpu, t->pid, t->tgid, t->comm,
-				   rtmon_hrtimer_expiry_mono(timer));
+	/* a wall-clock expiry moves with the clock: not followed */
+	if (t && READ_ONCE(timer->base)->clockid == CLOCK_MONOTONIC)
+		rtm_ev_timer_armed(c, cpu, rtmon_now(), t->pid, t->tgid,
+				   t->comm, rtmon_hrtimer_expiry_mono(timer));
 }
 
 static void rtmon_hrtimer_start(RTMON_HRTIMER_START_ARGS)
@@ -343,7 +344,8 @@ static void rtmon_hrtimer_cancel(void *data, struct hrtimer *timer)
 		return;
 	pid = rtmon_timer_id(timer);
 	if (pid)
-		rtm_ev_timer_disarmed(c, smp_processor_id(), (u32)pid);
+		rtm_ev_timer_disarmed(c, smp_processor_id(), (u32)pid,
+				      RTMON_HRTIMER_CANCEL_HOW);
 }
 
 /*

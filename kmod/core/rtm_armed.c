@@ -69,14 +69,65 @@ static bool rtm_armed_release(struct rtm_core *c, struct rtm_armed *e, u64 k)
 	return true;
 }
 
-void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u32 pid, u32 tgid,
-			const char *comm, u64 expires)
+/*
+ * The target a timer of this task is late for first: the smallest
+ * deadline among those it matches (as rtm_target_chain_deadline picks);
+ * -1 if none has a deadline.
+ */
+static int rtm_armed_target(struct rtm_core *c, u32 pid, u32 tgid,
+			    const u64 *cm)
 {
-	u32 h, j, seq, tseq;
+	u64 src = rtm_timer_source(RTM_TIMER_SLEEPER, pid), best;
 	const struct rtm_tset *t;
+	u32 seq, mask;
+	int i, tid;
+
+	do {
+		t = rtm_tset_begin(c, &seq);
+		mask = t->active & ~t->irqonly;
+		tid = -1;
+		best = 0;
+		while (mask) {
+			i = rtm_target_match(t, mask, RTM_KIND_TIMER, src, pid,
+					     tgid, cm);
+			if (i < 0)
+				break;
+			mask &= ~(1u << i);
+			if (t->t[i].deadline &&
+			    (!best || t->t[i].deadline < best)) {
+				best = t->t[i].deadline;
+				tid = i;
+			}
+		}
+	} while (rtm_tset_retry(c, seq));
+	return tid;
+}
+
+/* pid's entry, made busy for its arming: NULL if it has none */
+static struct rtm_armed *rtm_armed_own(struct rtm_core *c, u32 pid, u64 *key)
+{
 	struct rtm_armed *e;
-	u64 cm[2], k, src;
-	int tid;
+	u32 i;
+
+	/* the tick may report or free it meanwhile: once more then */
+	for (i = 0; i < 2; i++) {
+		e = rtm_armed_find(c, pid, key);
+		if (!e || rtm_ak_state(*key) == RTM_AK_BUSY)
+			return NULL;
+		if (rtm_cas64(&e->key, *key, rtm_ak(pid, 0, RTM_AK_BUSY,
+						    rtm_ak_gen(*key) + 1)))
+			return e;
+	}
+	return NULL;
+}
+
+void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
+			u32 tgid, const char *comm, u64 expires)
+{
+	struct rtm_armed *e;
+	u64 cm[2], k;
+	u32 h, j, tseq;
+	int tid = -1;
 
 	/* the probe's question first: its "no" must change nothing */
 	if (!rtm_timer_armed_wanted(c, cpu) || !pid || !comm)
@@ -84,38 +135,31 @@ void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u32 pid, u32 tgid,
 	rtm_comm_load(cm, comm);
 	if (!(rtm_ld64(&c->tg.bloom_broad) & rtm_comm_bit(cm)))
 		return;
-	src = rtm_timer_source(RTM_TIMER_SLEEPER, pid);
 	/* before the match: a target defined after it is not the one matched */
 	tseq = rtm_ld32(&c->tg.seq);
-	do {
-		t = rtm_tset_begin(c, &seq);
-		tid = rtm_target_match(t, t->active & ~t->irqonly,
-				       RTM_KIND_TIMER, src, pid, tgid, cm);
-		if (tid >= 0 && !t->t[tid].deadline)
-			tid = -1;
-	} while (rtm_tset_retry(c, seq));
+	/* a sleep longer than max_age would hold its entry for nothing */
+	if (expires <= ts + c->p.max_age_ns)
+		tid = rtm_armed_target(c, pid, tgid, cm);
 	e = rtm_armed_find(c, pid, &k);
-	/* busy only inside this function, which pid's own arming runs */
-	if (e && rtm_ak_state(k) == RTM_AK_BUSY)
+	/* enqueued again with the same expiry (cpu hotplug): still reported */
+	if (e && rtm_ak_state(k) == RTM_AK_REPORTED && tid >= 0 &&
+	    (u32)tid == rtm_ak_tid(k) && rtm_ld64(&e->expires) == expires)
 		return;
-	if (e && !rtm_cas64(&e->key, k, rtm_ak(pid, 0, RTM_AK_BUSY,
-						 rtm_ak_gen(k) + 1))) {
-		/* the tick reported or freed it meanwhile: once more */
-		e = rtm_armed_find(c, pid, &k);
-		if (e && (rtm_ak_state(k) == RTM_AK_BUSY ||
-			  !rtm_cas64(&e->key, k, rtm_ak(pid, 0, RTM_AK_BUSY,
-							rtm_ak_gen(k) + 1))))
+	if (e) {
+		e = rtm_armed_own(c, pid, &k);
+		if (!e) {
+			rtm_count(c, cpu, RTM_C_DROP_ARMED);
 			return;
-	}
-	if (e && tid < 0) {
-		/* re-armed by a task no target wants now */
-		rtm_armed_release(c, e, rtm_ak(pid, 0, RTM_AK_BUSY,
-					       rtm_ak_gen(k) + 1));
-		return;
-	}
-	if (tid < 0)
-		return;
-	if (!e) {
+		}
+		k = rtm_ak(pid, 0, RTM_AK_BUSY, rtm_ak_gen(k) + 1);
+		if (tid < 0) {
+			/* re-armed for a sleep no target wants: forgotten */
+			rtm_armed_release(c, e, k);
+			return;
+		}
+	} else {
+		if (tid < 0)
+			return;
 		h = rtm_armed_home(pid);
 		for (j = 0; j < RTM_ARMED_PROBES && !e; j++) {
 			e = &c->armed[(h + j) & (RTM_NARMED - 1)];
@@ -126,51 +170,82 @@ void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u32 pid, u32 tgid,
 				e = NULL;
 		}
 		if (!e) {
-			/* untracked: its chain starts at its expiry, late */
+			/* untracked: its chain starts at its callback */
 			rtm_count(c, cpu, RTM_C_DROP_ARMED);
 			return;
 		}
 		rtm_add32(&c->armed_used, 1);
+		k = rtm_ak(pid, 0, RTM_AK_BUSY, rtm_ak_gen(k) + 1);
 	}
 	rtm_st64(&e->expires, expires);
 	rtm_st32(&e->tseq, tseq);
 	rtm_st64_rel(&e->key, rtm_ak(pid, (u32)tid, RTM_AK_ARMED,
-				     rtm_ak_gen(k) + 1));
+				     rtm_ak_gen(k)));
 }
 
-void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid)
+void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid, u32 how)
 {
 	struct rtm_armed *e;
+	u32 i;
 	u64 k;
 
 	if (!RTM_CPU_OK(c, cpu) || !rtm_ld32(&c->armed_used))
 		return;
-	/* a reported entry stays for the expiry that follows this */
-	e = rtm_armed_find(c, pid, &k);
-	if (e && rtm_ak_state(k) == RTM_AK_ARMED)
-		rtm_armed_release(c, e, k);
+	for (i = 0; i < 2; i++) {
+		e = rtm_armed_find(c, pid, &k);
+		if (!e || rtm_ak_state(k) == RTM_AK_BUSY)
+			return;
+		/* maybe its callback next: a reported entry stays for it */
+		if (how == RTM_DISARM_MAYBE_RUN &&
+		    rtm_ak_state(k) == RTM_AK_REPORTED)
+			return;
+		if (rtm_armed_release(c, e, k))
+			return;
+	}
 }
 
 int rtm_armed_expired(struct rtm_core *c, u32 pid)
 {
+	const struct rtm_tset *t;
 	struct rtm_armed *e;
+	u32 i, seq, tid;
+	bool valid;
 	u64 k;
 
-	e = rtm_armed_find(c, pid, &k);
-	if (!e || rtm_ak_state(k) == RTM_AK_BUSY || !rtm_armed_release(c, e, k))
-		return -1;
-	return rtm_ak_state(k) == RTM_AK_REPORTED ? (int)rtm_ak_tid(k) : -1;
+	for (i = 0; i < 3; i++) {
+		e = rtm_armed_find(c, pid, &k);
+		if (!e || rtm_ak_state(k) == RTM_AK_BUSY)
+			return -1;
+		tid = rtm_ak_tid(k);
+		if (rtm_ak_state(k) != RTM_AK_REPORTED) {
+			if (rtm_armed_release(c, e, k))
+				return -1;
+			continue;	/* the tick reported it meanwhile */
+		}
+		/* the target reported, unless deleted or defined anew since */
+		do {
+			t = rtm_tset_begin(c, &seq);
+			valid = (t->active >> tid) & 1 &&
+				(s32)(t->t[tid].set_seq -
+				      rtm_ld32(&e->tseq)) <= 0;
+		} while (rtm_tset_retry(c, seq));
+		if (rtm_armed_release(c, e, k))
+			return valid ? (int)tid : -1;
+	}
+	return -1;
 }
 
 /*
  * Sleeper pid's timer, due at expires, has not run by now, past target
  * tid's deadline: a chain of its one hop, the expiry, reported overdue
  * and ended (its callback, when it runs, starts the chain that goes on).
+ * The chain first: a report that cannot be made leaves the entry armed,
+ * for the next tick.
  */
-static void rtm_armed_report(struct rtm_core *c, u32 cpu, u32 pid, u32 tid,
-			     u64 expires, u64 now, u64 dl)
+static void rtm_armed_report(struct rtm_core *c, u32 cpu, struct rtm_armed *e,
+			     u64 k, u64 expires, u64 now, u64 dl)
 {
-	u32 b, ci, s;
+	u32 pid = rtm_ak_pid(k), tid = rtm_ak_tid(k), b, ci, s;
 	struct rtm_chain *ch;
 
 	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
@@ -178,6 +253,12 @@ static void rtm_armed_report(struct rtm_core *c, u32 cpu, u32 pid, u32 tid,
 			    RTM_HOP_TIMER, 0);
 	if (!b)
 		return;
+	if (!rtm_cas64(&e->key, k, rtm_ak(pid, tid, RTM_AK_REPORTED,
+					  rtm_ak_gen(k)))) {
+		/* it ran, or was cancelled or re-armed meanwhile */
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+		return;
+	}
 	ci = rtm_ld32(&rtm_br(c, b)->chain);
 	ch = rtm_chain_of(c, ci);
 	rtm_st32(&ch->overdue_tgt, tid);
@@ -200,15 +281,12 @@ void rtm_armed_tick(struct rtm_core *c, u32 cpu, u32 i, u64 now, bool all)
 	if (!st || st == RTM_AK_BUSY)
 		return;
 	exp = rtm_ld64(&e->expires);
-	if (all) {
-		rtm_armed_release(c, e, k);
-		return;
-	}
 	/*
-	 * past its expiry by max_age: reported and then cancelled (a
-	 * signal), or its callback's event missed; it ends as a chain would
+	 * at a stop; or past its expiry by max_age: reported and then
+	 * cancelled (a signal), or its callback's event missed (it ends as
+	 * a chain would)
 	 */
-	if (now > exp && now - exp > c->p.max_age_ns) {
+	if (all || (now > exp && now - exp > c->p.max_age_ns)) {
 		rtm_armed_release(c, e, k);
 		return;
 	}
@@ -225,11 +303,8 @@ void rtm_armed_tick(struct rtm_core *c, u32 cpu, u32 i, u64 now, bool all)
 		rtm_armed_release(c, e, k);
 		return;
 	}
-	if (now <= exp || now - exp <= dl)
-		return;
-	if (rtm_cas64(&e->key, k, rtm_ak(rtm_ak_pid(k), tid, RTM_AK_REPORTED,
-					 rtm_ak_gen(k))))
-		rtm_armed_report(c, cpu, rtm_ak_pid(k), tid, exp, now, dl);
+	if (now > exp && now - exp > dl)
+		rtm_armed_report(c, cpu, e, k, exp, now, dl);
 }
 
 u32 rtm_armed_leaks(struct rtm_core *c)

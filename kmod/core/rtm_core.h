@@ -209,18 +209,28 @@ void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
 		       __u64 timer_id, __u32 ctx);
 /*
  * A soft sleeper timer (expiring in the timer softirq: on PREEMPT_RT, a
- * non-RT task's sleep) armed by task pid for expires (monotonic ns):
- * starved of its softirq, it would start its chain only when it runs,
- * already late. Armed by a task a timer target with a deadline matches,
- * the tick reports it overdue at that deadline (a TIMEOUT record of one
- * hop, the expiry); its chain, when the callback runs, goes on flagged
- * as reported. rtm_ev_timer_disarmed: that task's sleeper timer left the
- * queue (hrtimer_cancel: cancelled, or about to run). Both only for soft
- * sleeper timers; a hard one's lateness is its handler's.
+ * non-RT task's sleep) armed at ts by task pid for expires (monotonic
+ * ns): starved of its softirq, it would start its chain only when it
+ * runs, already late. Armed by a task a timer target with a deadline
+ * matches, for at most max_age_ns, the tick reports it overdue at that
+ * deadline (a TIMEOUT record of one hop, the expiry); its chain, when the
+ * callback runs (rtm_ev_timer_entry), goes on flagged as reported. Only
+ * soft sleeper timers of CLOCK_MONOTONIC: a hard one's lateness is its
+ * handler's, seen by its chain.
  */
-void rtm_ev_timer_armed(struct rtm_core *c, __u32 cpu, __u32 pid, __u32 tgid,
-			const char *comm, __u64 expires);
-void rtm_ev_timer_disarmed(struct rtm_core *c, __u32 cpu, __u32 pid);
+void rtm_ev_timer_armed(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
+			__u32 tgid, const char *comm, __u64 expires);
+/*
+ * That task's sleeper timer left the queue without running
+ * (hrtimer_cancel): RTM_DISARM_CANCEL where the kernel traces only real
+ * cancels (v6.19, and the stable updates with hrtimer_start's was_armed);
+ * RTM_DISARM_MAYBE_RUN where it traces one just before each callback too
+ * (a reported timer is kept for that callback).
+ */
+#define RTM_DISARM_CANCEL	0
+#define RTM_DISARM_MAYBE_RUN	1
+void rtm_ev_timer_disarmed(struct rtm_core *c, __u32 cpu, __u32 pid,
+			   __u32 how);
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
 void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);

@@ -307,13 +307,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 24:
 			/* a soft sleeper timer armed: expiry in the past or soon */
 			UNLESS_WANTED_NOOP(rtm_timer_armed_wanted(c, cpu),
-					   rtm_ev_timer_armed(c, cpu, b & 15, (b & 15) | 1,
+					   rtm_ev_timer_armed(c, cpu, ts, b & 15, (b & 15) | 1,
 							      (a & 1) ? NULL : cm,
 							      ts + (a & 0x1e) - (ts < 16 ? ts : 16)));
 			break;
 		case 25:
 			UNLESS_WANTED_NOOP(rtm_timer_disarm_wanted(c),
-					   rtm_ev_timer_disarmed(c, cpu, b & 15));
+					   rtm_ev_timer_disarmed(c, cpu, b & 15, (a >> 7) & 1));
 			break;
 		case 23:
 			/* out-of-range cpu must be ignored */

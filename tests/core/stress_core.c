@@ -275,11 +275,15 @@ static void *cpu_main(void *arg)
 			 * late, another cpu's tick may report it first
 			 */
 			comm_of(cm, 100);
-			rtm_ev_timer_armed(core, cpu, 0x2000 + cpu, 0x2000 + cpu,
-					   cm, t - 80 - ((op & 8) ? 10000 : 0));
+			rtm_ev_timer_armed(core, cpu, t - 90, 0x2000 + cpu,
+					   0x2000 + cpu, cm,
+					   t - 80 - ((op & 8) ? 10000 : 0));
 			comm_of(cm, pid);
 			rtm_ev_softirq_entry(core, cpu, t, 8);
-			rtm_ev_timer_disarmed(core, cpu, 0x2000 + cpu);
+			/* a kernel tracing a cancel before the callback */
+			if (op & 16)
+				rtm_ev_timer_disarmed(core, cpu, 0x2000 + cpu,
+						      RTM_DISARM_MAYBE_RUN);
 			rtm_ev_timer_entry(core, cpu, t, 0x2000 + cpu, t - 80, 1,
 					   RTM_CTX_SOFTIRQ);
 			if (op & 2) {

@@ -828,12 +828,16 @@ static void t_repoll_passes_bounded(void)
 	end();
 }
 
-/* soft sleeper timer pid armed for expires, its callback run at ts in ktimers */
+/*
+ * soft sleeper timer pid armed for expires, its callback run at ts in
+ * ktimers; old: a kernel that traces hrtimer_cancel before the callback
+ */
 static void soft_sleeper_runs(struct rtm_core *c, unsigned int cpu,
 			      unsigned long long ts, unsigned long long expires,
-			      unsigned int pid, const char *name)
+			      unsigned int pid, const char *name, int old)
 {
-	rtm_ev_timer_disarmed(c, cpu, pid);	/* hrtimer_cancel, as it is run */
+	if (old)
+		rtm_ev_timer_disarmed(c, cpu, pid, RTM_DISARM_MAYBE_RUN);
 	rtm_ev_timer_entry(c, cpu, ts, pid, expires, RTM_TIMER_SLEEPER,
 			   RTM_CTX_SOFTIRQ);
 	wake(c, cpu, ts + US, RTM_CTX_SOFTIRQ, pid, name);
@@ -847,20 +851,21 @@ static void soft_sleeper_runs(struct rtm_core *c, unsigned int cpu,
  * finally runs, completes flagged as reported. Another task's timer is
  * not tracked.
  */
-static void t_soft_sleeper_starved(void)
+static void t_soft_sleeper_starved(int old)
 {
 	struct rtm_core *c = mk_cpus(2);
 	char cm[RTM_COMM_LEN];
 	struct rtm_stats s;
 	int n;
 
-	begin("soft_sleeper_reported_before_its_callback");
+	begin(old ? "soft_sleeper_reported_before_its_callback_cancel_traced"
+		  : "soft_sleeper_reported_before_its_callback");
 	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
 		     5 * MS) == 0);
 	comm(cm, "ct");
-	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 10 * MS);
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
 	comm(cm, "other");
-	rtm_ev_timer_armed(c, 1, 555, 555, cm, 10 * MS);
+	rtm_ev_timer_armed(c, 1, 0, 555, 555, cm, 10 * MS);
 	CHECK(rtm_ld32(&c->armed_used) == 1);
 	rtm_ev_tick(c, 1, 14 * MS);
 	CHECK(drain(c, 2) == 0);
@@ -874,9 +879,9 @@ static void t_soft_sleeper_starved(void)
 	CHECK(rec[0].nhops == 1 && rec[0].hops[0].type == RTM_HOP_TIMER);
 	CHECK((u32)rec[0].source == 1234);
 	/* the other task's starved timer: its chain starts when it runs */
-	soft_sleeper_runs(c, 0, 60 * MS, 10 * MS, 555, "other");
+	soft_sleeper_runs(c, 0, 60 * MS, 10 * MS, 555, "other", old);
 	switch_to(c, 0, 61 * MS, 0, 0, 555, "other");
-	soft_sleeper_runs(c, 0, 62 * MS, 10 * MS, 1234, "ct");
+	soft_sleeper_runs(c, 0, 62 * MS, 10 * MS, 1234, "ct", old);
 	CHECK(rtm_ld32(&c->armed_used) == 0);
 	rtm_ev_tick(c, 1, 63 * MS);
 	switch_to(c, 0, 64 * MS, 0, 0, 1234, "ct");
@@ -905,28 +910,75 @@ static void t_soft_sleeper_cancelled(void)
 	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
 		     5 * MS) == 0);
 	comm(cm, "ct");
-	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 10 * MS);
-	rtm_ev_timer_disarmed(c, 0, 1234);
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	rtm_ev_timer_disarmed(c, 0, 1234, RTM_DISARM_CANCEL);
 	CHECK(rtm_ld32(&c->armed_used) == 0);
 	rtm_ev_tick(c, 1, 20 * MS);
 	CHECK(drain(c, 2) == 0);
 	/* re-armed later: only the second expiry counts */
-	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 30 * MS);
-	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 50 * MS);
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 30 * MS);
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 50 * MS);
 	CHECK(rtm_ld32(&c->armed_used) == 1);
 	rtm_ev_tick(c, 1, 40 * MS);
 	CHECK(drain(c, 2) == 0);
 	rtm_ev_tick(c, 1, 56 * MS);
 	CHECK(drain(c, 2) == 1 && rec[0].start_ns == 50 * MS);
-	/* cancelled after the report: kept for an expiry that never comes */
-	rtm_ev_timer_disarmed(c, 0, 1234);
+	/*
+	 * cancelled after the report: where the cancel may be the callback's
+	 * (old kernels), kept until it ages out; a real cancel frees it
+	 */
+	rtm_ev_timer_disarmed(c, 0, 1234, RTM_DISARM_MAYBE_RUN);
 	CHECK(rtm_ld32(&c->armed_used) == 1);
 	rtm_ev_tick(c, 1, 120 * MS);
 	CHECK(rtm_ld32(&c->armed_used) == 1);
 	rtm_ev_tick(c, 1, 160 * MS);	/* past max_age_ns, 100 ms */
 	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_timer_armed(c, 0, 160 * MS, 1234, 1234, cm, 170 * MS);
+	rtm_ev_tick(c, 1, 180 * MS);
+	CHECK(drain(c, 2) == 1 && rec[0].start_ns == 170 * MS);
+	rtm_ev_timer_disarmed(c, 0, 1234, RTM_DISARM_CANCEL);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	/* a sleep longer than max_age is not followed */
+	rtm_ev_timer_armed(c, 0, 180 * MS, 1234, 1234, cm, 290 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
 	/* a stop frees an armed entry */
-	rtm_ev_timer_armed(c, 0, 1234, 1234, cm, 200 * MS);
+	rtm_ev_timer_armed(c, 0, 180 * MS, 1234, 1234, cm, 200 * MS);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A soft sleeper timer that runs in time ends its armed entry at its
+ * callback (no cancel traced there on current kernels): no TIMEOUT after
+ * it. Of two targets its task matches, the report is for the smaller
+ * deadline, and one without a deadline does not hide the other.
+ */
+static void t_soft_sleeper_on_time(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	int n;
+
+	begin("soft_sleeper_on_time_and_smallest_deadline");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     0) == 0);
+	CHECK(target(c, 1, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     20 * MS) == 0);
+	CHECK(target(c, 2, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	soft_sleeper_runs(c, 0, 10 * MS + US, 10 * MS, 1234, "ct", 0);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	switch_to(c, 0, 10 * MS + 5 * US, 0, 0, 1234, "ct");
+	rtm_ev_tick(c, 1, 30 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1 && !(rec[0].flags & RTM_REC_F_TIMEOUT));
+	rtm_ev_timer_armed(c, 0, 30 * MS, 1234, 1234, cm, 40 * MS);
+	rtm_ev_tick(c, 1, 46 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1 && (rec[0].flags & RTM_REC_F_TIMEOUT) &&
+	      rec[0].target_id == 2);
 	finish(c, 2);
 	end();
 }
@@ -957,8 +1009,10 @@ int main(void)
 	t_repoll_foreign_raise();
 	t_repoll_other_vec_first();
 	t_repoll_passes_bounded();
-	t_soft_sleeper_starved();
+	t_soft_sleeper_starved(0);
+	t_soft_sleeper_starved(1);
 	t_soft_sleeper_cancelled();
+	t_soft_sleeper_on_time();
 	free(mem);
 	return failed;
 }
