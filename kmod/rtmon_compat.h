@@ -66,18 +66,15 @@
 /*
  * hrtimer_start gained was_armed in v6.19, also in the stable 6.1.y and
  * 6.12.y updates Debian ships: no version tells, Kbuild reads the header
- * (RTMON_HRTIMER_START_WAS_ARMED). The same change traces hrtimer_cancel
- * only for a real cancel; before it, also just before each callback.
+ * (RTMON_HRTIMER_START_WAS_ARMED).
  */
 #ifdef RTMON_HRTIMER_START_WAS_ARMED
 #define RTMON_HRTIMER_START_ARGS					\
 	void *data, struct hrtimer *timer, enum hrtimer_mode mode,	\
 	bool was_armed
-#define RTMON_HRTIMER_CANCEL_HOW	RTM_DISARM_CANCEL
 #else
 #define RTMON_HRTIMER_START_ARGS					\
 	void *data, struct hrtimer *timer, enum hrtimer_mode mode
-#define RTMON_HRTIMER_CANCEL_HOW	RTM_DISARM_MAYBE_RUN
 #endif
 
 /*

@@ -313,10 +313,12 @@ static noinline void rtmon_hrtimer_start_track(struct rtm_core *c, u32 cpu,
 	struct task_struct *t;
 
 	t = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
-	/* a wall-clock expiry moves with the clock: not followed */
-	if (t && READ_ONCE(timer->base)->clockid == CLOCK_MONOTONIC)
+	/* a wall-clock expiry moves with the clock: not followed (~0) */
+	if (t)
 		rtm_ev_timer_armed(c, cpu, rtmon_now(), t->pid, t->tgid,
-				   t->comm, rtmon_hrtimer_expiry_mono(timer));
+				   t->comm,
+				   READ_ONCE(timer->base)->clockid == CLOCK_MONOTONIC ?
+				   rtmon_hrtimer_expiry_mono(timer) : ~0ull);
 }
 
 static void rtmon_hrtimer_start(RTMON_HRTIMER_START_ARGS)
@@ -344,8 +346,7 @@ static void rtmon_hrtimer_cancel(void *data, struct hrtimer *timer)
 		return;
 	pid = rtmon_timer_id(timer);
 	if (pid)
-		rtm_ev_timer_disarmed(c, smp_processor_id(), (u32)pid,
-				      RTMON_HRTIMER_CANCEL_HOW);
+		rtm_ev_timer_disarmed(c, smp_processor_id(), (u32)pid);
 }
 
 /*

@@ -147,6 +147,9 @@ void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 		return;
 	if (e) {
 		e = rtm_armed_own(c, pid, &k);
+		/* freed by the tick meanwhile: a slot of its own, as new */
+		if (!e && !rtm_armed_find(c, pid, &k))
+			goto claim;
 		if (!e) {
 			rtm_count(c, cpu, RTM_C_DROP_ARMED);
 			return;
@@ -158,6 +161,7 @@ void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 			return;
 		}
 	} else {
+claim:
 		if (tid < 0)
 			return;
 		h = rtm_armed_home(pid);
@@ -183,7 +187,7 @@ void rtm_ev_timer_armed(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 				     rtm_ak_gen(k)));
 }
 
-void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid, u32 how)
+void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid)
 {
 	struct rtm_armed *e;
 	u32 i;
@@ -191,15 +195,15 @@ void rtm_ev_timer_disarmed(struct rtm_core *c, u32 cpu, u32 pid, u32 how)
 
 	if (!RTM_CPU_OK(c, cpu) || !rtm_ld32(&c->armed_used))
 		return;
+	/*
+	 * a reported entry stays for the callback (before v6.19 a cancel is
+	 * traced just before it) or a re-arming (a sleep restarted with the
+	 * same expiry after a signal is reported once)
+	 */
 	for (i = 0; i < 2; i++) {
 		e = rtm_armed_find(c, pid, &k);
-		if (!e || rtm_ak_state(k) == RTM_AK_BUSY)
-			return;
-		/* maybe its callback next: a reported entry stays for it */
-		if (how == RTM_DISARM_MAYBE_RUN &&
-		    rtm_ak_state(k) == RTM_AK_REPORTED)
-			return;
-		if (rtm_armed_release(c, e, k))
+		if (!e || rtm_ak_state(k) != RTM_AK_ARMED ||
+		    rtm_armed_release(c, e, k))
 			return;
 	}
 }
@@ -261,7 +265,11 @@ static void rtm_armed_report(struct rtm_core *c, u32 cpu, struct rtm_armed *e,
 	}
 	ci = rtm_ld32(&rtm_br(c, b)->chain);
 	ch = rtm_chain_of(c, ci);
-	rtm_st32(&ch->overdue_tgt, tid);
+	/* a tick scanning chains may have found it live and reported it */
+	if (!rtm_cas32(&ch->overdue_tgt, RTM_TARGET_NONE, tid)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);
+		return;
+	}
 	s = rtm_ld32(&ch->state);
 	while (!rtm_cas32(&ch->state, s, s | RTM_CS_OVERDUE))
 		s = rtm_ld32(&ch->state);
@@ -282,11 +290,13 @@ void rtm_armed_tick(struct rtm_core *c, u32 cpu, u32 i, u64 now, bool all)
 		return;
 	exp = rtm_ld64(&e->expires);
 	/*
-	 * at a stop; or past its expiry by max_age: reported and then
-	 * cancelled (a signal), or its callback's event missed (it ends as
-	 * a chain would)
+	 * at a stop; armed past its expiry by max_age: its callback's event
+	 * missed (it ends as a chain would); reported, kept longer for a
+	 * callback starved past max_age (its chain, starting at the old
+	 * expiry, must find it), ended only by a cancel for good (a signal)
 	 */
-	if (all || (now > exp && now - exp > c->p.max_age_ns)) {
+	if (all || (now > exp && now - exp > c->p.max_age_ns *
+		    (st == RTM_AK_REPORTED ? RTM_ARMED_KEEP : 1))) {
 		rtm_armed_release(c, e, k);
 		return;
 	}

@@ -216,21 +216,18 @@ void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
  * deadline (a TIMEOUT record of one hop, the expiry); its chain, when the
  * callback runs (rtm_ev_timer_entry), goes on flagged as reported. Only
  * soft sleeper timers of CLOCK_MONOTONIC: a hard one's lateness is its
- * handler's, seen by its chain.
+ * handler's, seen by its chain. Any other soft sleeper's arming by a
+ * tracked task (another clock) is passed with expires ~0: it ends the
+ * entry of that task's previous sleep.
  */
 void rtm_ev_timer_armed(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
 			__u32 tgid, const char *comm, __u64 expires);
 /*
- * That task's sleeper timer left the queue without running
- * (hrtimer_cancel): RTM_DISARM_CANCEL where the kernel traces only real
- * cancels (v6.19, and the stable updates with hrtimer_start's was_armed);
- * RTM_DISARM_MAYBE_RUN where it traces one just before each callback too
- * (a reported timer is kept for that callback).
+ * That task's sleeper timer left the queue (hrtimer_cancel: a cancel; on
+ * kernels before hrtimer_start's was_armed, also just before each
+ * callback): an armed entry ends, a reported one stays for its callback.
  */
-#define RTM_DISARM_CANCEL	0
-#define RTM_DISARM_MAYBE_RUN	1
-void rtm_ev_timer_disarmed(struct rtm_core *c, __u32 cpu, __u32 pid,
-			   __u32 how);
+void rtm_ev_timer_disarmed(struct rtm_core *c, __u32 cpu, __u32 pid);
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
 void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);

@@ -295,8 +295,8 @@ static rtm_noinline void rtm_sleeper_start(struct rtm_core *c, u32 cpu,
 	int tid = -1;
 	u32 b;
 
-	/* its armed entry ends here, with or without a chain */
-	if (rtm_unlikely(rtm_ld32(&c->armed_used)))
+	/* a soft one's armed entry ends here, with or without a chain */
+	if (ctx != RTM_CTX_HARDIRQ && rtm_unlikely(rtm_ld32(&c->armed_used)))
 		tid = rtm_armed_expired(c, (u32)timer_id);
 	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
 			    rtm_timer_source(RTM_TIMER_SLEEPER, (u32)timer_id),

@@ -392,6 +392,7 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 #define RTM_NARMED		(1u << RTM_NARMED_BITS)
 #define RTM_ARMED_PROBES	8
 #define RTM_AK_GEN_MASK		((1ull << 22) - 1)
+#define RTM_ARMED_KEEP		8	/* a reported entry's life: max_ages */
 struct rtm_armed {
 	rtm_a64 key;		/* pid | target << 32 | state << 40 | gen << 42 */
 	rtm_a64 expires;	/* the armed expiry, written while busy */

@@ -282,8 +282,7 @@ static void *cpu_main(void *arg)
 			rtm_ev_softirq_entry(core, cpu, t, 8);
 			/* a kernel tracing a cancel before the callback */
 			if (op & 16)
-				rtm_ev_timer_disarmed(core, cpu, 0x2000 + cpu,
-						      RTM_DISARM_MAYBE_RUN);
+				rtm_ev_timer_disarmed(core, cpu, 0x2000 + cpu);
 			rtm_ev_timer_entry(core, cpu, t, 0x2000 + cpu, t - 80, 1,
 					   RTM_CTX_SOFTIRQ);
 			if (op & 2) {
@@ -442,9 +441,10 @@ int main(int argc, char **argv)
 		pthread_join(cpu_thr[k], NULL);
 	pthread_join(rd, NULL);
 
-	/* quiesce: tick past max age on every cpu, drain */
+	/* quiesce: tick past every age on every cpu (a reported armed timer
+	 * lives RTM_ARMED_KEEP max ages), drain */
 	for (k = 0; k < ncpus; k++)
-		rtm_ev_tick(core, k, now() + p.max_age_ns + 1);
+		rtm_ev_tick(core, k, now() + 16 * p.max_age_ns + 1);
 	for (k = 0; k < ncpus; k++)
 		while (rtm_core_read(core, k, &r))
 			check_record(&r);
