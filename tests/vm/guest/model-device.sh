@@ -17,7 +17,8 @@
 # running; 1 of 300 in CI on 6.1-rt and 6.12-rt). In bus mode
 # every record has the IRQ thread's hop wait followed by its switch-in
 # (but for a thread preempted until its transfer was done: it never
-# slept, the device counts them, xfer_nosleep; 1 of 300 in CI on 6.1-rt), and
+# slept, the device counts them, xfer_nosleep; a CI run on 6.1-rt had 1 of
+# 300 records without the wait before the device counted them), and
 # a latency of at least the transfer's time (before the fix, the D ended
 # the thread's pass and bus mode had no record at all; mutex mode lost 47
 # of 300 on 6.1-rt); on PREEMPT_RT the lock mode's records have the wait
