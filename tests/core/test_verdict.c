@@ -828,6 +828,220 @@ static void t_repoll_passes_bounded(void)
 	end();
 }
 
+/*
+ * soft sleeper timer pid armed for expires, its callback run at ts in
+ * ktimers; old: a kernel that traces hrtimer_cancel before the callback
+ * (before hrtimer_start's was_armed)
+ */
+static void soft_sleeper_runs(struct rtm_core *c, unsigned int cpu,
+			      unsigned long long ts, unsigned long long expires,
+			      unsigned int pid, const char *name, int old)
+{
+	if (old)
+		rtm_ev_timer_disarmed(c, cpu, pid);
+	rtm_ev_timer_entry(c, cpu, ts, pid, expires, RTM_TIMER_SLEEPER,
+			   RTM_CTX_SOFTIRQ);
+	wake(c, cpu, ts + US, RTM_CTX_SOFTIRQ, pid, name);
+	rtm_ev_timer_exit(c, cpu, 0, pid, RTM_CTX_SOFTIRQ);
+}
+
+/*
+ * A target task's soft sleeper timer whose softirq is starved: reported
+ * overdue by the tick at its deadline, before its callback runs (a
+ * TIMEOUT of one hop, the expiry), once; its chain, when the callback
+ * finally runs, completes flagged as reported. Another task's timer is
+ * not tracked.
+ */
+static void t_soft_sleeper_starved(int old)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	struct rtm_stats s;
+	int n;
+
+	begin(old ? "soft_sleeper_reported_before_its_callback_cancel_traced"
+		  : "soft_sleeper_reported_before_its_callback");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	comm(cm, "other");
+	rtm_ev_timer_armed(c, 1, 0, 555, 555, cm, 10 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 14 * MS);
+	CHECK(drain(c, 2) == 0);
+	rtm_ev_tick(c, 1, 16 * MS);
+	rtm_ev_tick(c, 1, 30 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1);
+	CHECK(rec[0].flags == (RTM_REC_F_TIMEOUT | RTM_REC_F_DEADLINE_MISS));
+	CHECK(rec[0].target_id == 0 && rec[0].kind == RTM_KIND_TIMER);
+	CHECK(rec[0].start_ns == 10 * MS && rec[0].latency_ns == 6 * MS);
+	CHECK(rec[0].nhops == 1 && rec[0].hops[0].type == RTM_HOP_TIMER);
+	CHECK((u32)rec[0].source == 1234);
+	/* the other task's starved timer: its chain starts when it runs */
+	soft_sleeper_runs(c, 0, 60 * MS, 10 * MS, 555, "other", old);
+	switch_to(c, 0, 61 * MS, 0, 0, 555, "other");
+	soft_sleeper_runs(c, 0, 62 * MS, 10 * MS, 1234, "ct", old);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_tick(c, 1, 63 * MS);
+	switch_to(c, 0, 64 * MS, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	CHECK(n == 1);
+	CHECK(rec[0].flags == (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
+	CHECK(rec[0].target_pid == 1234 && rec[0].start_ns == 10 * MS);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_overdue == 1 && s.timers_overdue == 1);
+	CHECK(s.drop_armed == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A soft sleeper timer cancelled before its expiry (woken early) is no
+ * miss; a re-arming replaces the arming before it; a sleep longer than
+ * max_age is not followed.
+ */
+static void t_soft_sleeper_cancelled(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+
+	begin("soft_sleeper_cancelled_or_rearmed");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	rtm_ev_timer_disarmed(c, 0, 1234);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_tick(c, 1, 20 * MS);
+	CHECK(drain(c, 2) == 0);
+	/* re-armed later: only the second expiry counts */
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 30 * MS);
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 50 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 40 * MS);
+	CHECK(drain(c, 2) == 0);
+	rtm_ev_tick(c, 1, 56 * MS);
+	CHECK(drain(c, 2) == 1 && rec[0].start_ns == 50 * MS);
+	/* a re-arming for a sleep on another clock (~0) ends the entry */
+	rtm_ev_timer_armed(c, 0, 60 * MS, 1234, 1234, cm, ~0ull);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	/* a sleep longer than max_age (100 ms) is not followed */
+	rtm_ev_timer_armed(c, 0, 60 * MS, 1234, 1234, cm, 170 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	/* a stop frees an armed entry */
+	rtm_ev_timer_armed(c, 0, 60 * MS, 1234, 1234, cm, 80 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A reported timer stays reported until its callback: after a cancel
+ * (a signal; or the cancel traced before the callback) and a restart with
+ * the same expiry, or past max_age, its callback's chain is the one
+ * reported (no second TIMEOUT). A hard sleep of the task meanwhile does
+ * not take that report, nor does a callback after its target was defined
+ * anew. Cancelled for good, it ages out.
+ */
+static void t_soft_sleeper_report_kept(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	struct rtm_stats s;
+	int n;
+
+	begin("soft_sleeper_report_kept_until_its_callback");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	rtm_ev_tick(c, 1, 16 * MS);
+	CHECK(drain(c, 2) == 1);
+	/* SIGSTOP/SIGCONT: cancelled, restarted with the same expiry */
+	rtm_ev_timer_disarmed(c, 0, 1234);
+	rtm_ev_timer_armed(c, 0, 20 * MS, 1234, 1234, cm, 10 * MS);
+	rtm_ev_tick(c, 1, 30 * MS);
+	CHECK(drain(c, 2) == 0);
+	/* a hard sleep (the task made RT meanwhile), 8 ms late: its own miss */
+	sleeper_wakes(c, 0, 40 * MS, 1234, "ct");
+	rtm_ev_tick(c, 1, 48 * MS);
+	switch_to(c, 0, 49 * MS, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	CHECK(n == 2 && rec[0].flags == (RTM_REC_F_TIMEOUT |
+					 RTM_REC_F_DEADLINE_MISS));
+	CHECK(rec[1].flags == (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_WAS_OVERDUE));
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	/* the soft callback 130 ms late, past max_age: one report in all */
+	soft_sleeper_runs(c, 0, 140 * MS, 10 * MS, 1234, "ct", 1);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	rtm_ev_tick(c, 1, 141 * MS);
+	switch_to(c, 0, 142 * MS, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_overdue == 2 && s.timers_overdue == 1);
+	CHECK(n == 0 || !(rec[0].flags & RTM_REC_F_TIMEOUT));
+	/* defined anew between the report and the callback: not reported */
+	rtm_ev_timer_armed(c, 0, 150 * MS, 1234, 1234, cm, 160 * MS);
+	rtm_ev_tick(c, 1, 166 * MS);
+	CHECK(drain(c, 2) == 1);
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	soft_sleeper_runs(c, 0, 170 * MS, 160 * MS, 1234, "ct", 0);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	switch_to(c, 0, 171 * MS, 0, 0, 1234, "ct");
+	n = drain(c, 2);
+	CHECK(n == 1 && !(rec[0].flags & RTM_REC_F_WAS_OVERDUE));
+	/* cancelled for good after its report: gone RTM_ARMED_KEEP max_ages on */
+	rtm_ev_timer_armed(c, 0, 200 * MS, 1234, 1234, cm, 210 * MS);
+	rtm_ev_tick(c, 1, 216 * MS);
+	CHECK(drain(c, 2) == 1);
+	rtm_ev_timer_disarmed(c, 0, 1234);
+	rtm_ev_tick(c, 1, 210 * MS + RTM_ARMED_KEEP * 100 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 1);
+	rtm_ev_tick(c, 1, 211 * MS + RTM_ARMED_KEEP * 100 * MS);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	finish(c, 2);
+	end();
+}
+
+/*
+ * A soft sleeper timer that runs in time ends its armed entry at its
+ * callback (no cancel traced there on current kernels): no TIMEOUT after
+ * it. Of two targets its task matches, the report is for the smaller
+ * deadline, and one without a deadline does not hide the other.
+ */
+static void t_soft_sleeper_on_time(void)
+{
+	struct rtm_core *c = mk_cpus(2);
+	char cm[RTM_COMM_LEN];
+	int n;
+
+	begin("soft_sleeper_on_time_and_smallest_deadline");
+	CHECK(target(c, 0, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     0) == 0);
+	CHECK(target(c, 1, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     20 * MS) == 0);
+	CHECK(target(c, 2, "ct", 0, 0, RTM_SRC_TIMER, 0, RTM_END_SWITCH_IN,
+		     5 * MS) == 0);
+	comm(cm, "ct");
+	rtm_ev_timer_armed(c, 0, 0, 1234, 1234, cm, 10 * MS);
+	soft_sleeper_runs(c, 0, 10 * MS + US, 10 * MS, 1234, "ct", 0);
+	CHECK(rtm_ld32(&c->armed_used) == 0);
+	switch_to(c, 0, 10 * MS + 5 * US, 0, 0, 1234, "ct");
+	rtm_ev_tick(c, 1, 30 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1 && !(rec[0].flags & RTM_REC_F_TIMEOUT));
+	rtm_ev_timer_armed(c, 0, 30 * MS, 1234, 1234, cm, 40 * MS);
+	rtm_ev_tick(c, 1, 46 * MS);
+	n = drain(c, 2);
+	CHECK(n == 1 && (rec[0].flags & RTM_REC_F_TIMEOUT) &&
+	      rec[0].target_id == 2);
+	finish(c, 2);
+	end();
+}
+
 int main(void)
 {
 	t_pid_target_other_sleeper();
@@ -854,6 +1068,11 @@ int main(void)
 	t_repoll_foreign_raise();
 	t_repoll_other_vec_first();
 	t_repoll_passes_bounded();
+	t_soft_sleeper_starved(0);
+	t_soft_sleeper_starved(1);
+	t_soft_sleeper_cancelled();
+	t_soft_sleeper_report_kept();
+	t_soft_sleeper_on_time();
 	free(mem);
 	return failed;
 }
