@@ -750,7 +750,9 @@ static void usage(FILE *f)
 "  --no-flush                 skip the final tick past max_age and leak check\n"
 "  --explain                  ftrace, dat: explain every record (where its time\n"
 "                             went, who took it: rtmonctl explain's parts) from\n"
-"                             the trace itself, after the records\n");
+"                             the trace itself, after the records\n"
+"  -h, --help                 this text\n"
+"  --version                  rtmon-replay's version\n");
 }
 
 static void opt_param(char *s)
@@ -956,6 +958,10 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("rtmon-replay %s (record version %d)\n", RTMON_PKG_VERSION,
+			       RTM_REC_VERSION);
 			return 0;
 		} else if (!strcmp(a, "--json")) {
 			opt.json = true;

@@ -8,7 +8,7 @@
  * The same librtmon markers an application calls (one ioctl and the
  * rtmon:work_begin/work_end lttng-ust tracepoint). COOKIE: a decimal or
  * 0x-hex 64-bit number. Exit 0, 1 when the marker failed (message on
- * stderr), 2 on bad usage.
+ * stderr), 2 on bad usage. --help and --version answer with exit 0.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,14 +18,28 @@
 
 #include "rtmon/rtmon.h"
 
+static const char usage[] =
+	"usage: rtmon-mark begin|end COOKIE\n"
+	"Mark the start or the end of a work item for rtmon, as librtmon's\n"
+	"rtmon_work_begin()/rtmon_work_end() do (COOKIE: a decimal or 0x-hex 64-bit\n"
+	"number naming the item across hand-offs).\n";
+
 int main(int argc, char **argv)
 {
 	unsigned long long cookie;
 	char *end;
 	int ret;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("rtmon-mark %s\n", RTMON_PKG_VERSION);
+		return 0;
+	}
 	if (argc != 3 || (strcmp(argv[1], "begin") && strcmp(argv[1], "end"))) {
-		fprintf(stderr, "usage: rtmon-mark begin|end COOKIE\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	errno = 0;

@@ -224,6 +224,13 @@ static int explain_seq(json_t *index, long long seq, int json)
 	return explain_one(m, path, json);
 }
 
+const char explain_usage[] =
+	"usage: rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]\n"
+	"       rtmonctl explain --record FILE [--snapshot FILE] [--json]\n"
+	"Where a miss's time went and who took it: from its ftrace snapshot and the\n"
+	"module's own blame (that alone when there is no snapshot). --record: a saved\n"
+	"record (a line of misses.jsonl or of 'records --json'), with its snapshot.\n";
+
 int cmd_explain(int argc, char **argv, int json)
 {
 	static const struct option opts[] = {
@@ -254,7 +261,7 @@ int cmd_explain(int argc, char **argv, int json)
 			snap_file = optarg;
 			break;
 		default:
-			exit(2);
+			usage_hint();
 		}
 	}
 	if (record || snap_file) {

@@ -40,9 +40,11 @@ struct plot_data {
 	uint64_t *n;
 };
 
-static const char plot_usage[] =
+const char plot_usage[] =
 	"usage: rtmonctl plot TARGET -o FILE.svg|FILE.png [--dir DIR] [--json]\n"
-	"       rtmonctl plot [TARGET] -o FILE.svg|FILE.png --from SAVED.json";
+	"       rtmonctl plot [TARGET] -o FILE.svg|FILE.png --from SAVED.json\n"
+	"TARGET's latency histogram drawn by gnuplot, from rtmond's stats.json in DIR\n"
+	"(--dir, $RTMON_DIR or /var/lib/rtmon) or from a saved 'hist TARGET --json'.\n";
 
 /* "svg" or "png" from the file name; usage error for anything else */
 static const char *plot_format(const char *out)
@@ -304,7 +306,6 @@ int cmd_plot(int argc, char **argv, int json)
 		{ "output", required_argument, NULL, 'o' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *out = NULL, *from = NULL, *name = NULL, *fmt, *gp;
@@ -316,7 +317,7 @@ int cmd_plot(int argc, char **argv, int json)
 	if (getenv("RTMON_DIR"))
 		rtmond_dir = getenv("RTMON_DIR");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -327,21 +328,18 @@ int cmd_plot(int argc, char **argv, int json)
 		case 'd':
 			rtmond_dir = optarg;
 			break;
-		case 'h':
-			puts(plot_usage);
-			return 0;
 		default:
-			usage_error("%s", plot_usage);
+			usage_hint();
 		}
 	}
 	if (optind < argc)
 		name = argv[optind++];
 	if (optind < argc)
-		usage_error("plot: unexpected argument '%s'\n%s", argv[optind], plot_usage);
+		usage_error("plot: unexpected argument '%s'", argv[optind]);
 	if (!name && !from)
-		usage_error("plot: which target?\n%s", plot_usage);
+		usage_error("plot: which target?");
 	if (!out)
-		usage_error("plot: no output file (-o FILE.svg or FILE.png)\n%s", plot_usage);
+		usage_error("plot: no output file (-o FILE.svg or FILE.png)");
 	fmt = plot_format(out);
 	gp = find_gnuplot(gpbuf, sizeof(gpbuf));
 	if (!gp)

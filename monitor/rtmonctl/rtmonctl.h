@@ -1,17 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rtmonctl.h - what rtmonctl's commands (rtmonctl.c, top.c, plot.c) share.
+ * rtmonctl.h - what rtmonctl's commands share: the errors, the device and
+ * JSON output of cli.c, rtmond's files of saved.c, and each command's entry
+ * (int cmd_NAME(argc, argv, json), argv[0] the command) with its --help text.
  * Errors: fail() exits 1 (a failed operation), usage_error() exits 2.
  */
 #ifndef RTMONCTL_H
 #define RTMONCTL_H
 
+#include <stdio.h>
 #include <jansson.h>
+
+struct rtmon;
 
 #define RTMON_STATUS_PATH	"/proc/rtmon/status"
 
 void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...);
+/* After getopt's own message: where the help is; exits 2. */
+void __attribute__((noreturn)) usage_hint(void);
 void __attribute__((noreturn, format(printf, 2, 3))) fail(int err, const char *fmt, ...);
+/* The command running, for usage_error's hint (NULL: none yet). */
+extern const char *rtmonctl_command;
+/* The device, opened or failed with a message a person can act on. */
+struct rtmon *open_dev(void);
 /* Print j compactly on one line and drop the reference. */
 void json_out(json_t *j);
 /* rtmond's snapshot.dir: --dir, else $RTMON_DIR, else /var/lib/rtmon */
@@ -23,6 +34,8 @@ json_t *rtmond_stats_target(json_t *stats, const char *name);
 
 /* --dir and -n COUNT (when want_n) from argv; returns COUNT or -1 */
 long dir_opts(int argc, char **argv, int want_n);
+/* DIR/misses.jsonl for reading; fails if it cannot be opened. */
+FILE *rtmond_misses_open(void);
 /* The line of misses.jsonl with seq SEQ (the last one); fails if none. */
 json_t *rtmond_miss_find(const char *seq);
 /* A record number argument; a usage error (exit 2) unless one. */
@@ -32,10 +45,21 @@ json_t *rtmond_misses_index(const long long *seqs, size_t n);
 /* The line with seq in such an index (borrowed), or NULL. */
 json_t *rtmond_misses_get(json_t *index, long long seq);
 
-int cmd_top(int argc, char **argv, int json);
-int cmd_explain(int argc, char **argv, int json);
 /* The culprit line of miss m from its ftrace snapshot: 0, or -1 (none). */
 int rtmond_miss_culprit(json_t *m, char *buf, size_t len);
+/* The targets as a table or a JSON array (targets list, status). */
+int cmd_targets_list(struct rtmon *r, int json);
+
+extern const char status_usage[], targets_usage[], records_usage[], hist_usage[],
+	misses_usage[], show_usage[], explain_usage[], top_usage[], plot_usage[];
+int cmd_status(int argc, char **argv, int json);
+int cmd_targets(int argc, char **argv, int json);
+int cmd_records(int argc, char **argv, int json);
+int cmd_hist(int argc, char **argv, int json);
+int cmd_misses(int argc, char **argv, int json);
+int cmd_show(int argc, char **argv, int json);
+int cmd_explain(int argc, char **argv, int json);
+int cmd_top(int argc, char **argv, int json);
 int cmd_plot(int argc, char **argv, int json);
 
 #endif /* RTMONCTL_H */

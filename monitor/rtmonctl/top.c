@@ -541,8 +541,11 @@ static void frame_text(const struct top_frame *f, double interval, int tty, int 
 
 /* ---- the command ---- */
 
-static const char top_usage[] =
-	"usage: rtmonctl top [-i SECONDS] [-n COUNT] [--dir DIR] [--status FILE] [--json]";
+const char top_usage[] =
+	"usage: rtmonctl top [-i SECONDS] [-n COUNT] [--dir DIR] [--status FILE] [--json]\n"
+	"A live view per target every SECONDS (default 1), COUNT times (default: until\n"
+	"interrupted): chains/s, misses, percentiles and the last miss, from the\n"
+	"module's /proc/rtmon/status (or a saved FILE) and rtmond's files in DIR.\n";
 
 static double parse_interval(const char *s)
 {
@@ -586,7 +589,6 @@ int cmd_top(int argc, char **argv, int json)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "status", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *status = RTMON_STATUS_PATH;
@@ -599,7 +601,7 @@ int cmd_top(int argc, char **argv, int json)
 	if (getenv("RTMON_DIR"))
 		rtmond_dir = getenv("RTMON_DIR");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:n:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:n:d:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			interval = parse_interval(optarg);
@@ -613,15 +615,12 @@ int cmd_top(int argc, char **argv, int json)
 		case 's':
 			status = optarg;
 			break;
-		case 'h':
-			puts(top_usage);
-			return 0;
 		default:
-			usage_error("%s", top_usage);
+			usage_hint();
 		}
 	}
 	if (optind < argc)
-		usage_error("top: unexpected argument '%s'\n%s", argv[optind], top_usage);
+		usage_error("top: unexpected argument '%s'", argv[optind]);
 	f = calloc(1, sizeof(*f));
 	prev = calloc(1, sizeof(*prev));
 	if (!f || !prev)

@@ -189,7 +189,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rtmond [-c FILE] [--check] [--device PATH]\n"
 		"  -c, --config FILE   configuration (default /etc/rtmon/rtmon.conf)\n"
 		"      --check         check the configuration and exit\n"
-		"  -d, --device PATH   the rtmon device (default " RTMON_DEVICE ")\n");
+		"  -d, --device PATH   the rtmon device (default " RTMON_DEVICE ")\n"
+		"  -h, --help          this text\n"
+		"      --version       rtmond's version\n");
 }
 
 int main(int argc, char **argv)
@@ -199,6 +201,7 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dev = NULL;
@@ -214,6 +217,7 @@ int main(int argc, char **argv)
 		case 'C': check = 1; break;
 		case 'd': dev = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("rtmond %s\n", RTMON_PKG_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -141,7 +141,7 @@ run top/bad-interval 2 "bad interval '0'" "$R" top -i 0
 run top/bad-interval-text 2 "bad interval 'soon'" "$R" top --interval soon
 run top/bad-iterations 2 "bad iteration count '0'" "$R" top -n 0
 run top/bad-iterations-text 2 "bad iteration count 'x'" "$R" top --iterations x
-run top/unknown-option 2 "usage: rtmonctl top" "$R" top --bogus
+run top/unknown-option 2 "Try 'rtmonctl top --help'" "$R" top --bogus
 run top/extra-argument 2 "unexpected argument 'foo'" "$R" top foo
 # targets add: timer kinds are checked before the device is opened
 run targets/timer-kind-unknown 2 "unknown timer kind in 'timerfd,cron'" \

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * records.c - rtmonctl records: chain records as the module hands them out,
+ * and a summary of them at exit (for CI: --duration, --fail-on-miss).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "rtmon/rtmon.h"
+#include "rtmon_format.h"
+#include "rtmon_hist.h"
+#include "rtmonctl.h"
+
+#define RTMON_MAX_TARGET_IDS	64	/* >= the module's max_targets */
+
+/* Target labels by id, to name them in records (read once at start). */
+static char target_names[RTMON_MAX_TARGET_IDS][RTMON_NAME_LEN];
+
+static void load_target_names(struct rtmon *r)
+{
+	struct rtmon_target t;
+	uint32_t id;
+
+	for (id = 0; id < RTMON_MAX_TARGET_IDS; id++)
+		if (!rtmon_target_get(r, id, &t))
+			rtmon_text_escape(target_names[id], sizeof(target_names[id]), t.name);
+}
+
+static const char *target_name(uint32_t id)
+{
+	if (id >= RTMON_MAX_TARGET_IDS || !target_names[id][0])
+		return NULL;
+	return target_names[id];
+}
+
+const char records_usage[] =
+	"usage: rtmonctl records [-n COUNT] [-t SECONDS] [-d DURATION] [-s|--stamp]\n"
+	"                        [-m|--misses] [-q|--quiet] [--summary] [--fail-on-miss]\n"
+	"                        [--json]\n"
+	"Print chain records as the module hands them out (one reader at a time: not\n"
+	"while rtmond runs; then use 'rtmonctl misses', 'hist' and 'show').\n"
+	"  -n, --count COUNT      stop after COUNT records were printed\n"
+	"  -t, --timeout SECONDS  stop after SECONDS without a record (default 1; with\n"
+	"                         --duration: none)\n"
+	"  -d, --duration DURATION  stop after DURATION (a unit: 30s, 10m, 500ms)\n"
+	"  -s, --stamp            add the time each record was read (read_ns)\n"
+	"  -m, --misses           print deadline misses and timeouts only\n"
+	"  -q, --quiet            print no records, only the summary\n"
+	"      --summary          with --json: end with one {\"summary\": ...} line\n"
+	"      --fail-on-miss     exit 3 when any record read was a miss or a timeout\n"
+	"At exit (also on SIGINT or SIGTERM) a summary of every record read follows:\n"
+	"per target its count, misses, timeouts and latency min/avg/max/p99/p99.9 in us.\n"
+	"Exit status: 0, 1 a failure, 2 bad usage, 3 a miss with --fail-on-miss.\n";
+
+/* What the summary keeps of each target, by id (RTMON_MAX_TARGET_IDS: none). */
+struct rec_summary {
+	struct rtmon_hist *hist[RTMON_MAX_TARGET_IDS + 1];
+	uint64_t misses[RTMON_MAX_TARGET_IDS + 1];
+	uint64_t timeouts[RTMON_MAX_TARGET_IDS + 1];
+	uint64_t records;
+	double start_s;
+};
+
+static volatile sig_atomic_t records_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	records_stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int is_miss(const struct rtm_record *rec)
+{
+	return !!(rec->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
+}
+
+static void summary_add(struct rec_summary *s, const struct rtm_record *rec)
+{
+	unsigned int id = rec->target_id < RTMON_MAX_TARGET_IDS ?
+			  rec->target_id : RTMON_MAX_TARGET_IDS;
+
+	if (!s->hist[id]) {
+		s->hist[id] = malloc(sizeof(*s->hist[id]));
+		if (!s->hist[id])
+			fail(ENOMEM, "records");
+		rtmon_hist_init(s->hist[id]);
+	}
+	rtmon_hist_add(s->hist[id], rec->latency_ns);
+	s->misses[id] += !!(rec->flags & RTM_REC_F_DEADLINE_MISS);
+	s->timeouts[id] += !!(rec->flags & RTM_REC_F_TIMEOUT);
+	s->records++;
+}
+
+static const char *summary_name(unsigned int id, char *buf, size_t len)
+{
+	if (id < RTMON_MAX_TARGET_IDS && target_name(id))
+		return target_name(id);
+	if (id < RTMON_MAX_TARGET_IDS)
+		snprintf(buf, len, "target %u", id);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static void summary_json(const struct rec_summary *s)
+{
+	json_t *arr = json_array();
+	uint64_t misses = 0, timeouts = 0;
+	unsigned int id;
+	char nb[32];
+
+	for (id = 0; id <= RTMON_MAX_TARGET_IDS; id++) {
+		const struct rtmon_hist *h = s->hist[id];
+
+		if (!h)
+			continue;
+		misses += s->misses[id];
+		timeouts += s->timeouts[id];
+		json_array_append_new(arr, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"id", id < RTMON_MAX_TARGET_IDS ? json_integer(id) : json_null(),
+			"name", summary_name(id, nb, sizeof(nb)),
+			"count", (json_int_t)h->count,
+			"misses", (json_int_t)s->misses[id],
+			"timeouts", (json_int_t)s->timeouts[id],
+			"min_ns", (json_int_t)h->min_ns,
+			"avg_ns", (json_int_t)rtmon_hist_mean(h),
+			"max_ns", (json_int_t)h->max_ns,
+			"p99_ns", (json_int_t)rtmon_hist_percentile(h, 99),
+			"p99_9_ns", (json_int_t)rtmon_hist_percentile(h, 99.9)));
+	}
+	json_out(json_pack("{s:{s:f, s:I, s:I, s:I, s:o}}", "summary",
+		"seconds", now_s() - s->start_s, "records", (json_int_t)s->records,
+		"misses", (json_int_t)misses, "timeouts", (json_int_t)timeouts,
+		"targets", arr));
+}
+
+/* In microseconds throughout: columns that compare at a glance. */
+static void summary_text(const struct rec_summary *s)
+{
+	unsigned int id;
+	char nb[32];
+
+	printf("# %llu records in %.1f s\n", (unsigned long long)s->records,
+	       now_s() - s->start_s);
+	if (!s->records)
+		return;
+	printf("# %-16s %9s %7s %8s %10s %10s %10s %10s %10s\n", "target", "count",
+	       "misses", "timeouts", "min(us)", "avg(us)", "max(us)", "p99(us)", "p99.9(us)");
+	for (id = 0; id <= RTMON_MAX_TARGET_IDS; id++) {
+		const struct rtmon_hist *h = s->hist[id];
+
+		if (h)
+			printf("# %-16s %9llu %7llu %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n",
+			       summary_name(id, nb, sizeof(nb)), (unsigned long long)h->count,
+			       (unsigned long long)s->misses[id],
+			       (unsigned long long)s->timeouts[id], h->min_ns / 1e3,
+			       rtmon_hist_mean(h) / 1e3, h->max_ns / 1e3,
+			       rtmon_hist_percentile(h, 99) / 1e3,
+			       rtmon_hist_percentile(h, 99.9) / 1e3);
+	}
+}
+
+static void print_record(const struct rtm_record *rec, int json, int stamp)
+{
+	if (json) {
+		json_t *o = rtmon_record_json(rec, target_name(rec->target_id));
+
+		if (stamp)	/* when the reader got it */
+			json_object_set_new(o, "read_ns",
+					    json_integer((json_int_t)(now_s() * 1e9)));
+		json_out(o);
+	} else {
+		rtmon_record_print(stdout, rec, target_name(rec->target_id));
+	}
+}
+
+static double parse_seconds(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0))
+		usage_error("bad %s '%s' (seconds)", what, s);
+	return v;
+}
+
+/*
+ * Read records until COUNT were printed, SECONDS passed with none, the
+ * DURATION ended or a signal came; then the summary.
+ */
+int cmd_records(int argc, char **argv, int json)
+{
+	enum { OPT_SUMMARY = 256, OPT_FAIL_ON_MISS };
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "stamp", no_argument, NULL, 's' },
+		{ "misses", no_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "fail-on-miss", no_argument, NULL, OPT_FAIL_ON_MISS },
+		{ 0 }
+	};
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	int stamp = 0, misses_only = 0, quiet = 0, summary = !json, fail_on_miss = 0;
+	double timeout = -1, idle_end, end_at = 0;
+	struct rec_summary sum = { 0 };
+	struct rtm_record recs[16];
+	long count = -1, printed = 0;
+	uint64_t missed = 0, dur_ns;
+	struct rtmon *r;
+	int c, n, i;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:t:d:smq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			errno = 0;
+			count = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || count < 1)
+				usage_error("bad count '%s'", optarg);
+			break;
+		case 't':
+			timeout = parse_seconds(optarg, "timeout");
+			break;
+		case 'd':
+			if (rtmon_parse_duration(optarg, &dur_ns) || !dur_ns)
+				usage_error("bad duration '%s' (a number with a unit: 30s, 10m, 500ms)",
+					    optarg);
+			end_at = (double)dur_ns / 1e9;
+			break;
+		case 's':
+			stamp = 1;
+			break;
+		case 'm':
+			misses_only = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case OPT_SUMMARY:
+			summary = 1;
+			break;
+		case OPT_FAIL_ON_MISS:
+			fail_on_miss = 1;
+			break;
+		default:
+			usage_hint();
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (timeout < 0 && !end_at)
+		timeout = 1;
+	r = open_dev();
+	if (rtmon_set_nonblock(r, 1))
+		fail(errno, "fcntl");
+	load_target_names(r);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sum.start_s = now_s();
+	if (end_at)
+		end_at += sum.start_s;
+	idle_end = sum.start_s + timeout;
+	while (!records_stop && (count < 0 || printed < count)) {
+		struct pollfd p = { .fd = rtmon_fd(r), .events = POLLIN };
+		double t = now_s(), stop = end_at;	/* 0: none */
+
+		if (end_at && t >= end_at)
+			break;
+		if (timeout >= 0 && (!stop || idle_end < stop))
+			stop = idle_end;
+		n = rtmon_read_records(r, recs, count < 0 || count - printed > 16 ?
+				       16 : (size_t)(count - printed));
+		if (n == -EAGAIN) {
+			if (stop && t >= stop)
+				break;
+			poll(&p, 1, stop ? (int)((stop - t) * 1000) + 1 : -1);
+			continue;
+		}
+		if (n == -EBUSY)
+			fail(0, "another process (rtmond?) is reading the records; "
+			     "with rtmond use 'rtmonctl misses', 'hist' and 'show'");
+		if (n == -EPERM)
+			fail(0, "reading the records needs CAP_PERFMON or CAP_SYS_ADMIN (the device's group may only mark work)");
+		if (n < 0)
+			fail(-n, "reading records failed");
+		for (i = 0; i < n; i++) {
+			summary_add(&sum, &recs[i]);
+			missed += is_miss(&recs[i]);
+			if (misses_only && !is_miss(&recs[i]))
+				continue;
+			printed++;
+			if (!quiet)
+				print_record(&recs[i], json, stamp);
+		}
+		idle_end = now_s() + timeout;
+	}
+	if (summary || quiet)
+		json ? summary_json(&sum) : summary_text(&sum);
+	fflush(stdout);
+	for (i = 0; i <= RTMON_MAX_TARGET_IDS; i++)
+		free(sum.hist[i]);
+	return fail_on_miss && missed ? 3 : 0;
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# test_cli.sh BUILD REPLAY FAKE.so WORKDIR: the command lines of rtmon's tools
+# as built (BUILD: build/monitor; REPLAY: rtmon-replay). Every tool and every
+# rtmonctl command answers --help (exit 0, a usage text on stdout) and
+# --version (exit 0, the version of monitor/Makefile). 'rtmonctl records'
+# for CI, on fake_rtmon.so's records 1..10 (latency 1000+N ns, odd N a
+# miss): the summary at exit (text and --json --summary), -n counting what
+# was printed, --fail-on-miss's exit 3, --duration without the idle exit,
+# the summary on SIGINT, and the usage errors. Prints PASS:/FAIL: lines.
+set -uo pipefail
+B=$1
+REPLAY=$2
+FAKE=$3
+W=$4
+here=$(cd "$(dirname "$0")" && pwd)
+fails=0
+pass() { echo "PASS: cli/$1"; }
+fail() { echo "FAIL: cli/$1: $2"; fails=$((fails + 1)); }
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+version=$(sed -n 's/^VERSION :*= *//p' "$here/../../monitor/Makefile")
+
+# ---- --help and --version everywhere
+help_ok=0 help_bad=""
+check_help() {
+	local rc=0
+	"$@" --help >out.txt 2>err.txt || rc=$?
+	if [ $rc -eq 0 ] && grep -q '^usage:' out.txt && [ ! -s err.txt ]; then
+		help_ok=$((help_ok + 1))
+	else
+		help_bad="$help_bad [$* --help: exit $rc, $(head -c 100 out.txt err.txt | tr '\n' ' ')]"
+	fi
+}
+R=$B/rtmonctl
+for cmd in "" status targets "targets add" "targets del" "targets list" start stop records \
+	   hist misses show explain top plot; do
+	# shellcheck disable=SC2086 # the command's words
+	check_help "$R" $cmd
+done
+check_help "$B/rtmond"
+check_help "$B/rtmon-mark"
+check_help "$REPLAY"
+if [ -z "$help_bad" ]; then
+	pass "help ($help_ok commands and tools: exit 0, usage on stdout)"
+else
+	fail help "$help_bad"
+fi
+# --help after other options, and -h, as well
+if "$R" records -n 3 -h >out.txt 2>&1 && grep -q 'fail-on-miss' out.txt &&
+   "$R" --json plot --help >out.txt 2>&1 && grep -q 'gnuplot' out.txt; then
+	pass "help/anywhere (after options, -h)"
+else
+	fail help/anywhere "$(head -c 300 out.txt)"
+fi
+v_bad=""
+for t in "$R" "$B/rtmond" "$B/rtmon-mark" "$REPLAY" "$R status"; do
+	# shellcheck disable=SC2086
+	out=$($t --version 2>&1) || v_bad="$v_bad [$t: exit $?]"
+	[ "${out%% *}" = "$(basename "${t%% *}")" ] && [[ "$out" == *" $version"* ]] ||
+		v_bad="$v_bad [$t --version: '$out']"
+done
+if [ -z "$v_bad" ]; then
+	pass "version (5 command lines: NAME $version)"
+else
+	fail version "$v_bad"
+fi
+
+# ---- rtmonctl records, on the fake device
+export FAKE_RTMON_DEV=/dev/rtmon FAKE_RTMON_DB=$W/targets.db
+LD_PRELOAD=$FAKE "$R" targets add --name cyc --comm cyclictest --deadline 1ms >/dev/null ||
+	fail records/setup "targets add failed"
+seq_file() { printf '%s\n' "$@" >"$W/records.in"; }
+records() { FAKE_RTMON_RECORDS=$W/records.in LD_PRELOAD=$FAKE "$R" records "$@"; }
+
+seq_file 1..10
+rc=0
+records -t 0.2 >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^#[0-9][0-9]* ' out.txt)" -eq 10 ] &&
+   grep -q '^# 10 records in' out.txt &&
+   grep -Eq '^# cyc +10 +5 +0 +1\.001 +1\.005 +1\.010 +1\.010 +1\.010$' out.txt; then
+	pass "records/summary (10 records, 5 misses, min/avg/max/p99/p99.9 in us)"
+else
+	fail records/summary "exit $rc: $(tail -n 4 out.txt) $(head -c 200 err.txt)"
+fi
+
+# -n counts what was printed: with -m, 4 misses (it printed 2 before)
+rc=0
+records -m -n 4 >out.txt 2>err.txt || rc=$?
+got=$(grep -o '^#[0-9][0-9]*' out.txt | tr -d '#' | tr '\n' ' ')
+if [ $rc -eq 0 ] && [ "$got" = "1 3 5 7 " ]; then
+	pass "records/count-printed (-m -n 4: misses $got)"
+else
+	fail records/count-printed "exit $rc, printed: '$got' $(head -c 200 err.txt)"
+fi
+
+rc=0
+records --json -q --summary --fail-on-miss >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 3 ] && [ "$(wc -l <out.txt)" -eq 1 ] && python3 - out.txt <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert (s["records"], s["misses"], s["timeouts"]) == (10, 5, 0), s
+t, = s["targets"]
+assert (t["name"], t["count"], t["min_ns"], t["max_ns"], t["p99_9_ns"]) == \
+	("cyc", 10, 1001, 1010, 1010), t
+PY
+then
+	pass "records/fail-on-miss (exit 3; --json -q --summary: one summary line)"
+else
+	fail records/fail-on-miss "exit $rc (want 3): $(head -c 300 out.txt err.txt)"
+fi
+seq_file 2 4 6
+rc=0
+records --fail-on-miss -q >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 0 ] && grep -q '^# 3 records' out.txt; then
+	pass "records/no-miss (exit 0 with --fail-on-miss, 3 records met)"
+else
+	fail records/no-miss "exit $rc: $(head -c 300 out.txt err.txt)"
+fi
+
+# --duration: no idle exit at 1 s; the summary counts the time
+seq_file 2 4
+rc=0
+records --json --summary -d 1500ms >out.txt 2>err.txt || rc=$?
+secs=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["summary"]["seconds"])' out.txt 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$(grep -c '"seq"' out.txt)" -eq 2 ] &&
+   python3 -c "import sys; sys.exit(not 1.5 <= float('$secs') < 10)"; then
+	pass "records/duration (-d 1500ms: ran ${secs} s, 2 records)"
+else
+	fail records/duration "exit $rc, seconds '$secs': $(head -c 300 out.txt err.txt)"
+fi
+
+# SIGINT ends the wait with the summary (exit 0)
+seq_file 1 2
+rc=0
+FAKE_RTMON_RECORDS=$W/records.in LD_PRELOAD=$FAKE timeout --preserve-status -s INT 1 "$R" records -t 60 \
+	>out.txt 2>err.txt || rc=$?
+if [ $rc -eq 0 ] && grep -Eq '^# cyc +2 +1 ' out.txt; then
+	pass "records/sigint (the summary, exit 0)"
+else
+	fail records/sigint "exit $rc: $(head -c 300 out.txt err.txt)"
+fi
+
+# usage errors: exit 2, the message, the command's --help named
+run() {
+	local name=$1 want=$2 msg=$3 rc=0
+	shift 3
+	"$@" >out.txt 2>err.txt || rc=$?
+	if [ $rc -ne "$want" ]; then
+		fail "$name" "exit $rc (want $want): $(head -c 300 err.txt)"
+	elif ! grep -qF -- "$msg" err.txt; then
+		fail "$name" "message '$(head -c 300 err.txt)' lacks '$msg'"
+	else
+		pass "$name (exit $want: $(head -n 1 err.txt | cut -c1-100))"
+	fi
+}
+run records/unitless 2 "bad duration '10' (a number with a unit" records -d 10
+run records/bad-option 2 "Try 'rtmonctl records --help'" records --bogus
+run records/bad-count 2 "bad count '0'" records -n 0
+run unknown-command 2 "unknown command 'recods'" "$R" recods
+run mark/bad-usage 2 "usage: rtmon-mark begin|end COOKIE" "$B/rtmon-mark" begin
+
+[ $fails -eq 0 ]
