@@ -122,6 +122,12 @@ bool parse_u64(const char *s, __u64 *out)
 	return true;
 }
 
+/*
+ * A duration given by a person (--target, --param, --tick): with a unit, as
+ * everywhere in rtmon ("0" aside), so that "deadline=100" is not 100 ns.
+ */
+static bool parse_dur_unit(const char *s, __u64 *out);
+
 /* "123", "1.5us", "100us", "2ms", "1s", "10ns" -> ns */
 bool parse_dur(const char *s, __u64 *out)
 {
@@ -163,6 +169,15 @@ bool parse_dur(const char *s, __u64 *out)
 		return false;
 	*out = ip * mul + frac * mul / fdiv;
 	return true;
+}
+
+static bool parse_dur_unit(const char *s, __u64 *out)
+{
+	size_t n = strlen(s);
+
+	if (strcmp(s, "0") && (!n || !isalpha((unsigned char)s[n - 1])))
+		return false;
+	return parse_dur(s, out);
 }
 
 /* ---- key=value tokens ---- */
@@ -349,7 +364,7 @@ int parse_target(struct kv *kv, int n, __u32 *id, char *err,
 			else
 				goto bad;
 		} else if (!strcmp(k, "deadline")) {
-			if (!parse_dur(v, &t.deadline_ns))
+			if (!parse_dur_unit(v, &t.deadline_ns))
 				goto bad;
 		} else {
 			snprintf(err, errlen, "unknown target key '%s'", k);
@@ -725,8 +740,8 @@ void rtm_param_line(struct kv *kv, int n)
 				       params.cookie_buckets);
 	params.ring_slots = kv_u32(kv, n, "ring_slots", false, params.ring_slots);
 	v = kv_get(kv, n, "max_age", false);
-	if (v && !parse_dur(v, &params.max_age_ns))
-		input_error("bad max_age '%s'", v);
+	if (v && !parse_dur_unit(v, &params.max_age_ns))
+		input_error("bad max_age '%s' (a number with a unit: 10ms)", v);
 	if (!rtm_core_memsize(&params))
 		input_error("invalid parameters (pool sizes, powers of 2)");
 }
@@ -983,8 +998,8 @@ int main(int argc, char **argv)
 			else
 				usage_error("bad --format '%s'", a + 9);
 		} else if (!strncmp(a, "--tick=", 7)) {
-			if (!parse_dur(a + 7, &opt.tick_ns))
-				usage_error("bad --tick '%s'", a + 7);
+			if (!parse_dur_unit(a + 7, &opt.tick_ns))
+				usage_error("bad --tick '%s' (a number with a unit: 10ms; 0: off)", a + 7);
 		} else if (!strcmp(a, "--target") || !strcmp(a, "--param")) {
 			if (i + 1 >= argc)
 				usage_error("%s needs an argument", a);

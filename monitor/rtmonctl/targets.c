@@ -193,6 +193,8 @@ static int cmd_targets_add(int argc, char **argv, int json)
 			if (rtmon_parse_duration(optarg, &dl))
 				usage_error("bad deadline '%s' (a number with a unit: 100us, 2ms)",
 					    optarg);
+			if (!dl)
+				usage_error("a deadline must be more than 0 (leave it out for none)");
 			t.deadline_ns = dl;
 			break;
 		case 'm':

@@ -4,6 +4,8 @@
  *
  * Every error names the file, the line and the key: "FILE:LINE: KEY: MSG".
  * Unknown keys are errors too (a typo must not silently drop a setting).
+ * Parsing goes on after an error in a target or a group, so that one run
+ * reports the first error of each (one per line of err).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -21,6 +23,7 @@ struct pctx {
 	const char *name;	/* file name for errors */
 	char *err;
 	size_t errlen;
+	unsigned int nerr;	/* errors in err so far */
 };
 
 static int __attribute__((format(printf, 4, 5)))
@@ -28,11 +31,13 @@ perr(struct pctx *p, const config_setting_t *s, const char *key, const char *fmt
 {
 	const char *file = s ? config_setting_source_file(s) : NULL;
 	int line = s ? (int)config_setting_source_line(s) : 0;
-	size_t n;
+	size_t n = p->nerr++ ? strlen(p->err) : 0;
 	va_list ap;
 
-	n = (size_t)snprintf(p->err, p->errlen, "%s:%d: %s: ", file ? file : p->name,
-			     line, key);
+	if (n + 1 >= p->errlen)
+		return -1;
+	n += (size_t)snprintf(p->err + n, p->errlen - n, "%s%s:%d: %s: ", n ? "\n" : "",
+			      file ? file : p->name, line, key);
 	if (n < p->errlen) {
 		va_start(ap, fmt);
 		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
@@ -290,8 +295,12 @@ static int parse_target(struct pctx *p, struct rtmond_config *c,
 		return perr(p, config_setting_get_member(g, "end"), key,
 			    "\"%s\": one of switch_in, block, work_end", end);
 	}
-	if (get_dur_member(p, g, gname, "deadline", &dl, NULL))
+	snprintf(key, sizeof(key), "%s.deadline", gname);
+	if (get_dur_member(p, g, gname, "deadline", &dl, &found))
 		return -1;
+	if (found && !dl)
+		return perr(p, config_setting_get_member(g, "deadline"), key,
+			    "must be more than 0 (leave it out for none)");
 	t->deadline_ns = dl;
 	if (get_bool(p, g, gname, "misses_only", &mo))
 		return -1;
@@ -548,38 +557,36 @@ static const char *const top_keys[] = { "targets", "snapshot", "metrics", "realt
 static int parse(config_t *cfg, struct pctx *p, struct rtmond_config *c)
 {
 	const config_setting_t *root = config_root_setting(cfg), *s;
-	int i, n;
+	int i, n, bad;
 
-	if (check_keys(p, root, "", top_keys))
-		return -1;
+	bad = check_keys(p, root, "", top_keys);
 	s = config_setting_get_member(root, "targets");
-	if (s) {
-		if (config_setting_type(s) != CONFIG_TYPE_LIST)
-			return perr(p, s, "targets", "a list of groups: ( { name = ...; }, ... )");
+	if (s && config_setting_type(s) != CONFIG_TYPE_LIST) {
+		bad = perr(p, s, "targets", "a list of groups: ( { name = ...; }, ... )");
+	} else if (s) {
 		n = config_setting_length(s);
 		if (n > RTMOND_MAX_TARGETS)
 			return perr(p, s, "targets", "at most %d targets", RTMOND_MAX_TARGETS);
 		for (i = 0; i < n; i++)
-			if (parse_target(p, c, config_setting_get_elem(s, (unsigned int)i),
-					 (unsigned int)i))
-				return -1;
+			bad |= parse_target(p, c, config_setting_get_elem(s, (unsigned int)i),
+					    (unsigned int)i);
 	}
 	s = config_setting_get_member(root, "snapshot");
 	if (s && (config_setting_type(s) != CONFIG_TYPE_GROUP))
-		return perr(p, s, "snapshot", "a group { ... }");
-	if (s && parse_snapshot(p, c, s))
-		return -1;
+		bad = perr(p, s, "snapshot", "a group { ... }");
+	else if (s)
+		bad |= parse_snapshot(p, c, s);
 	s = config_setting_get_member(root, "metrics");
 	if (s && (config_setting_type(s) != CONFIG_TYPE_GROUP))
-		return perr(p, s, "metrics", "a group { ... }");
-	if (s && parse_metrics(p, c, s))
-		return -1;
+		bad = perr(p, s, "metrics", "a group { ... }");
+	else if (s)
+		bad |= parse_metrics(p, c, s);
 	s = config_setting_get_member(root, "realtime");
 	if (s && (config_setting_type(s) != CONFIG_TYPE_GROUP))
-		return perr(p, s, "realtime", "a group { ... }");
-	if (s && parse_realtime(p, c, s))
-		return -1;
-	return 0;
+		bad = perr(p, s, "realtime", "a group { ... }");
+	else if (s)
+		bad |= parse_realtime(p, c, s);
+	return bad ? -1 : 0;
 }
 
 static int finish(config_t *cfg, int ok, struct pctx *p, struct rtmond_config *c)
@@ -605,7 +612,7 @@ static void init_cfg(config_t *cfg)
 
 int rtmond_config_load(const char *path, struct rtmond_config *c, char *err, size_t errlen)
 {
-	struct pctx p = { path, err, errlen };
+	struct pctx p = { path, err, errlen, 0 };
 	config_t cfg;
 	FILE *f;
 	int ok;
@@ -627,7 +634,7 @@ int rtmond_config_load(const char *path, struct rtmond_config *c, char *err, siz
 int rtmond_config_parse(const char *text, const char *name, struct rtmond_config *c,
 			char *err, size_t errlen)
 {
-	struct pctx p = { name, err, errlen };
+	struct pctx p = { name, err, errlen, 0 };
 	config_t cfg;
 	int ok;
 

@@ -66,8 +66,9 @@ struct rtmond_config {
 };
 
 /*
- * Parse path into *c. On error returns -1 and writes one line
- * "FILE:LINE: KEY: MESSAGE" (without newline) into err.
+ * Parse path into *c. On error returns -1 and writes into err a line
+ * "FILE:LINE: KEY: MESSAGE" for the first error of each target and group,
+ * joined by newlines (none after the last).
  */
 int rtmond_config_load(const char *path, struct rtmond_config *c,
 		       char *err, size_t errlen);

@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_check.h"
 #include "rtmond.h"
 
 static const char *conf_path = "/etc/rtmon/rtmon.conf";
@@ -229,10 +230,20 @@ int main(int argc, char **argv)
 	if (!l)
 		return 1;
 	if (rtmond_config_load(conf_path, &l->conf, err, sizeof(err))) {
-		fprintf(stderr, "rtmond: %s\n", err);
+		char *line, *save;
+
+		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "rtmond: %s\n", line);
 		return 1;
 	}
-	if (check) {
+	if (check) {	/* and what the configuration needs from this machine */
+		unsigned int bad = rtmond_config_check(&l->conf, stderr);
+
+		if (bad) {
+			fprintf(stderr, "rtmond: %s: %u problem%s\n", conf_path, bad,
+				bad == 1 ? "" : "s");
+			return 1;
+		}
 		printf("%s: ok, %u targets\n", conf_path, l->conf.ntargets);
 		return 0;
 	}

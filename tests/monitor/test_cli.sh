@@ -141,6 +141,39 @@ else
 	fail records/sigint "exit $rc: $(head -c 300 out.txt err.txt)"
 fi
 
+# ---- rtmond --check: what the configuration needs from this machine, every
+# problem at once (an IRQ name from this host's /proc/interrupts is known)
+irq=$(awk 'NR > 1 && /:/ { print $NF; exit }' /proc/interrupts)
+mkdir -p "$W/open" && chmod 777 "$W/open"
+cat >good.conf <<EOF
+targets = ( { name = "a"; comm = "x"; source = "irq"; irq = "$irq"; deadline = "1ms"; } );
+snapshot = { dir = "$W/not-yet/created"; };
+EOF
+cat >bad.conf <<EOF
+targets = ( { name = "a"; comm = "x"; source = "irq"; irq = "no_such_irq"; deadline = "1ms"; },
+	    { name = "b"; comm = "y"; source = "irq"; irq = "$irq"; } );
+snapshot = { dir = "$W/open/d"; };
+metrics = { listen = "127.0.0.1:80"; textfile = "$W/no-dir/rtmon.prom"; };
+EOF
+rc=0
+"$B/rtmond" --check -c good.conf >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 0 ] && grep -q 'ok, 1 targets' out.txt && [ ! -e "$W/not-yet" ]; then
+	pass "check/good (irq \"$irq\" of /proc/interrupts, a snapshot.dir to create)"
+else
+	fail check/good "exit $rc: $(head -c 300 out.txt err.txt)"
+fi
+rc=0
+"$B/rtmond" --check -c bad.conf >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 1 ] && grep -q 'targets.a.irq: no interrupt handler named "no_such_irq"' err.txt &&
+   grep -q "snapshot.dir: .*writable by anyone" err.txt &&
+   grep -q 'metrics.textfile: .*no-dir: No such file' err.txt &&
+   grep -q 'metrics.listen: port 80 is below 1024' err.txt &&
+   grep -q 'bad.conf: 4 problems' err.txt && ! grep -q 'targets.b' err.txt; then
+	pass "check/every-problem (exit 1: unknown IRQ name, unsafe dir, no textfile dir, port 80)"
+else
+	fail check/every-problem "exit $rc: $(head -c 600 err.txt)"
+fi
+
 # usage errors: exit 2, the message, the command's --help named
 run() {
 	local name=$1 want=$2 msg=$3 rc=0
@@ -158,6 +191,8 @@ run records/unitless 2 "bad duration '10' (a number with a unit" records -d 10
 run records/bad-option 2 "Try 'rtmonctl records --help'" records --bogus
 run records/bad-count 2 "bad count '0'" records -n 0
 run unknown-command 2 "unknown command 'recods'" "$R" recods
+run targets/deadline-zero 2 "a deadline must be more than 0" "$R" targets add --comm x --deadline 0us
+run replay/unitless 2 "bad target value deadline='100'" "$REPLAY" --target name=x,deadline=100
 run mark/bad-usage 2 "usage: rtmon-mark begin|end COOKIE" "$B/rtmon-mark" begin
 
 [ $fails -eq 0 ]

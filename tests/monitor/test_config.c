@@ -104,6 +104,21 @@ int main(int argc, char **argv)
 	else
 		pass("missing_file");
 
+	/* the first error of each target and group, one per line */
+	if (!rtmond_config_parse("targets = ( { name = \"a\"; comm = \"x\"; deadline = \"5\"; },\n"
+				 "  { name = \"b\"; comm = \"y\"; end = \"never\"; } );\n"
+				 "snapshot = { max_file_size = \"4K\"; };\n"
+				 "realtime = { policy = \"batch\"; };\n", "several.conf", c,
+				 err, sizeof(err)))
+		bad("several_errors", "accepted");
+	else if (strncmp(err, "several.conf:1: targets.a.deadline: ", 36) ||
+		 !strstr(err, "\nseveral.conf:2: targets.b.end: ") ||
+		 !strstr(err, "\nseveral.conf:3: snapshot.max_file_size: ") ||
+		 !strstr(err, "\nseveral.conf:4: realtime.policy: ") || err[strlen(err) - 1] == '\n')
+		bad("several_errors", "want 4 lines, one per target and group: '%s'", err);
+	else
+		pass("several_errors (4 errors, 4 lines)");
+
 	snprintf(path, sizeof(path), "%s/tests/monitor/bad", top);
 	d = opendir(path);
 	if (!d) {
