@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rtmon_format.h"
 
@@ -391,7 +392,7 @@ static void jl_key(struct jline *b, const char *key)
 }
 
 size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
-			      const char *target_name, uint64_t read_ns,
+			      const char *target_name, uint64_t read_ns, int64_t wall_off_ns,
 			      const char *boot_id, const char *load_id)
 {
 	static const struct { uint32_t flag; const char *name; } fl[] = {
@@ -529,6 +530,9 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 	jl_raw(&b, "}", 1);
 	jl_key(&b, "read_ns");
 	jl_int(&b, (long long)read_ns);
+	jl_key(&b, "wall_ns");
+	/* modulo 2^64, as the reader adds it: defined for any record */
+	jl_int(&b, (long long)(r->end_ns + (uint64_t)wall_off_ns));
 	if (boot_id && boot_id[0]) {
 		jl_key(&b, "boot_id");
 		jl_str(&b, boot_id);
@@ -539,6 +543,18 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 	}
 	jl_raw(&b, "}\n", 2);
 	return b.bad ? 0 : b.o;
+}
+
+int64_t rtmon_wall_offset_ns(void)
+{
+	struct timespec m0, w, m1;
+
+	/* the wall clock read between two monotonic reads: their mean */
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &w);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	return ((int64_t)w.tv_sec * 1000000000 + w.tv_nsec) -
+	       (((int64_t)m0.tv_sec + m1.tv_sec) * 500000000 + (m0.tv_nsec + m1.tv_nsec) / 2);
 }
 
 const char *rtmon_fmt_ns(char *buf, size_t len, uint64_t ns)

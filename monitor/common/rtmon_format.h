@@ -44,7 +44,9 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
 /*
  * The same record as one line of records.jsonl, into buf: byte for byte
  * what json_dumps(JSON_COMPACT) gives for rtmon_record_json(), with
- * "read_ns", "boot_id" (when not "") and "load_id" (when not NULL) added,
+ * "read_ns", "wall_ns" (the record's end on CLOCK_REALTIME: end_ns +
+ * wall_off_ns, the two clocks' difference when it was read), "boot_id"
+ * (when not "") and "load_id" (when not NULL) added,
  * and a newline; without building jansson's objects (rtmond's writer
  * writes one per record, and those objects cost many times the line).
  * Returns the line's length, or 0 when it does not fit in len or a string
@@ -52,8 +54,10 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
  * such a string as it always did).
  */
 size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
-			      const char *target_name, uint64_t read_ns,
+			      const char *target_name, uint64_t read_ns, int64_t wall_off_ns,
 			      const char *boot_id, const char *load_id);
+/* CLOCK_REALTIME - CLOCK_MONOTONIC now, in ns (for "wall_ns"). */
+int64_t rtmon_wall_offset_ns(void);
 /* One summary line, then one line per hop with the time since the last. */
 /*
  * The blame as text: a line of the categories' times, largest first, and

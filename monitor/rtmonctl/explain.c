@@ -196,9 +196,10 @@ int rtmond_miss_culprit(json_t *m, char *buf, size_t len)
 }
 
 /* Explain the miss of misses.jsonl with seq (in index): 0 or 1. */
-static int explain_seq(json_t *index, long long seq, int json)
+static int explain_seq(json_t *index, const struct rtmond_miss_id *id, int json)
 {
-	json_t *m = rtmond_misses_get(index, seq), *s;
+	json_t *m = rtmond_misses_get(index, id), *s;
+	long long seq = id->seq;
 	const char *path, *skipped;
 
 	if (!m) {
@@ -240,7 +241,7 @@ int cmd_explain(int argc, char **argv, int json)
 		{ 0 }
 	};
 	const char *record = NULL, *snap_file = NULL;
-	long long *seqs;
+	struct rtmond_miss_id *ids;
 	json_error_t je;
 	size_t i, n;
 	int c, ret;
@@ -284,17 +285,17 @@ int cmd_explain(int argc, char **argv, int json)
 	if (optind == argc)
 		usage_error("usage: rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]");
 	n = (size_t)(argc - optind);
-	seqs = malloc(n * sizeof(*seqs));
-	if (!seqs)
+	ids = malloc(n * sizeof(*ids));
+	if (!ids)
 		fail(ENOMEM, "explain");
 	for (i = 0; i < n; i++)	/* all checked before any output */
-		seqs[i] = rtmond_seq_arg(argv[optind + (int)i]);
-	m = rtmond_misses_index(seqs, n);
+		rtmond_miss_id_arg(argv[optind + (int)i], &ids[i]);
+	m = rtmond_misses_index(ids, n);
 	ret = 0;
 	for (i = 0; i < n; i++)
-		ret |= explain_seq(m, seqs[i], json);
+		ret |= explain_seq(m, &ids[i], json);
 	json_decref(m);
-	free(seqs);
+	free(ids);
 	snapshot_drop();
 	return ret;
 }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,27 +62,136 @@ static int module_culprit(json_t *m, char *buf, size_t len)
 }
 
 const char misses_usage[] =
-	"usage: rtmonctl misses [-n COUNT] [--dir DIR] [--json]\n"
+	"usage: rtmonctl misses [-n COUNT] [--since WHEN] [--target NAME] [--dir DIR] [--json]\n"
 	"The misses and timeouts rtmond saved in DIR/misses.jsonl (the last COUNT),\n"
-	"each with its snapshot files and its culprit (DIR: --dir, $RTMON_DIR or\n"
-	"/var/lib/rtmon).\n";
+	"each with its time, snapshot files and culprit (DIR: --dir, $RTMON_DIR or\n"
+	"/var/lib/rtmon). Seqs start again at each module load: when the file holds\n"
+	"more than one load, a miss is LOAD:SEQ.\n"
+	"  --since WHEN   those since WHEN: a duration ago (30min, 2h, 1d) or a local\n"
+	"                 time (YYYY-MM-DD HH:MM[:SS], YYYY-MM-DDTHH:MM[:SS], HH:MM[:SS])\n"
+	"  --target NAME  those of target NAME only\n";
+
+/* A miss's wall-clock time as local time, to the millisecond (NULL: none). */
+static const char *wall_text(json_t *m, char *buf, size_t len, int date)
+{
+	json_t *w = json_object_get(m, "wall_ns");
+	long long ns = json_integer_value(w);
+	char zone[16] = "";
+	struct tm tm;
+	time_t sec;
+	size_t n;
+
+	if (!json_is_integer(w) || ns < 0)
+		return NULL;
+	sec = (time_t)(ns / 1000000000);
+	if (!localtime_r(&sec, &tm))
+		return NULL;
+	n = strftime(buf, len, date ? "%Y-%m-%d %H:%M:%S" : "%m-%d %H:%M:%S", &tm);
+	if (!n)
+		return NULL;
+	if (date)
+		strftime(zone, sizeof(zone), " %Z", &tm);
+	snprintf(buf + n, len - n, ".%03lld%s", ns / 1000000 % 1000, zone);
+	return buf;
+}
+
+/* --since WHEN as wall-clock ns */
+static long long since_arg(const char *s)
+{
+	static const char *const fmts[] = {
+		"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M",
+		"%H:%M:%S", "%H:%M",
+	};
+	struct timespec now;
+	struct tm tm;
+	uint64_t ago;
+	size_t i;
+	time_t t;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!rtmon_parse_duration(s, &ago))
+		return (long long)now.tv_sec * 1000000000 + now.tv_nsec - (long long)ago;
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		const char *end;
+
+		t = now.tv_sec;
+		localtime_r(&t, &tm);	/* the date of today for "HH:MM" */
+		tm.tm_sec = 0;
+		end = strptime(s, fmts[i], &tm);
+		if (!end || *end)
+			continue;
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+		if (t != (time_t)-1)
+			return (long long)t * 1000000000;
+	}
+	usage_error("bad --since '%s' (a duration ago: 30min, 2h; or a local time: "
+		    "2026-12-02 10:00, 10:00:30)", s);
+}
 
 int cmd_misses(int argc, char **argv, int json)
 {
-	long n = dir_opts(argc, argv, 1), total = 0, i;
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "since", required_argument, NULL, 'S' },
+		{ "target", required_argument, NULL, 'T' },
+		{ 0 }
+	};
+	long n = -1, total = 0, i;
+	long long since = 0;
+	const char *target = NULL, *first_load = NULL;
 	json_t **all = NULL;
-	char *line = NULL;
+	char *line = NULL, *end;
+	int c, loads = 0;
 	size_t cap = 0;
 	FILE *f;
 
+	if (getenv("RTMON_DIR"))
+		rtmond_dir = getenv("RTMON_DIR");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			rtmond_dir = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || n < 1)
+				usage_error("bad count '%s'", optarg);
+			break;
+		case 'S':
+			since = since_arg(optarg);
+			break;
+		case 'T':
+			target = optarg;
+			break;
+		default:
+			usage_hint();
+		}
+	}
 	if (optind != argc)
-		usage_error("usage: rtmonctl misses [--dir DIR] [-n COUNT] [--json]");
+		usage_error("unexpected argument '%s'", argv[optind]);
 	f = rtmond_misses_open();
 	while (getline(&line, &cap, f) > 0) {
 		json_t *m = json_loads(line, 0, NULL);
+		const char *load;
 
 		if (!m)
 			continue;
+		if ((target && (!json_is_string(json_object_get(m, "target_name")) ||
+				strcmp(json_string_value(json_object_get(m, "target_name")), target))) ||
+		    (since && json_integer_value(json_object_get(m, "wall_ns")) < since)) {
+			json_decref(m);
+			continue;
+		}
+		/* more than one module load: the seq alone does not name a miss */
+		load = json_string_value(json_object_get(m, "load_id"));
+		if (load && !first_load)
+			first_load = load, loads = 1;
+		else if (load && loads == 1 && strcmp(load, first_load))
+			loads = 2;
 		all = realloc(all, (size_t)(total + 1) * sizeof(*all));
 		if (!all)
 			fail(ENOMEM, "misses");
@@ -90,13 +200,13 @@ int cmd_misses(int argc, char **argv, int json)
 	fclose(f);
 	free(line);
 	if (!json)
-		printf("%-8s %-16s %-8s %13s %13s %-22s %s\n", "seq", "target", "kind",
-		       "latency", "deadline", "task", "snapshot");
+		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", "seq", "time", "target",
+		       "kind", "latency", "deadline", "task", "snapshot");
 	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
 		json_t *m = all[i];
-		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400];
+		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400], id[48], tm[40];
 		json_t *flags = json_object_get(m, "flags"), *fl;
-		const char *kind = "miss";
+		const char *kind = "miss", *load = json_string_value(json_object_get(m, "load_id"));
 		size_t k;
 
 		if (json) {
@@ -113,8 +223,10 @@ int cmd_misses(int argc, char **argv, int json)
 				 (long long)json_integer_value(json_object_get(m, "pid")));
 		else
 			snprintf(who, sizeof(who), "-");	/* open: no task yet */
-		printf("%-8lld %-16s %-8s %13s %13s %-22s %s\n",
-		       (long long)json_integer_value(json_object_get(m, "seq")),
+		snprintf(id, sizeof(id), "%s%s%lld", loads > 1 && load ? rtmon_term(t1, sizeof(t1), load) : "",
+			 loads > 1 && load ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
+		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", id,
+		       wall_text(m, tm, sizeof(tm), 0) ?: "-",
 		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "target_name")) ?: "-"),
 		       kind,
 		       rtmon_fmt_ns(a, sizeof(a), (uint64_t)json_integer_value(json_object_get(m, "latency_ns"))),
@@ -142,8 +254,8 @@ static void show_blame(json_t *m)
 }
 
 const char show_usage[] =
-	"usage: rtmonctl show SEQ [--dir DIR] [--json]\n"
-	"One miss of DIR/misses.jsonl (SEQ: its seq in 'rtmonctl misses') with its\n"
+	"usage: rtmonctl show SEQ|LOAD:SEQ [--dir DIR] [--json]\n"
+	"One miss of DIR/misses.jsonl (as 'rtmonctl misses' names it) with its time,\n"
 	"hops, the module's blame and its snapshot files.\n";
 
 int cmd_show(int argc, char **argv, int json)
@@ -177,6 +289,10 @@ int cmd_show(int argc, char **argv, int json)
 	json_array_foreach(flags, i, fl)
 		printf(" %s", rtmon_term(t1, sizeof(t1), json_string_value(fl) ?: "?"));
 	putchar('\n');
+	if (wall_text(m, t1, sizeof(t1), 1))
+		printf("  at %s (its end)%s%s\n", t1,
+		       json_is_string(json_object_get(m, "load_id")) ? ", module load " : "",
+		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "load_id")) ?: ""));
 	printf("  %-3s %-13s %-4s %-8s %-28s %14s\n", "hop", "event", "cpu", "context", "who", "+time");
 	hops = json_object_get(m, "hops");
 	json_array_foreach(hops, i, h)

@@ -51,7 +51,7 @@ const char records_usage[] =
 	"  -n, --count COUNT      stop after COUNT records were printed\n"
 	"  -t, --timeout SECONDS  stop after SECONDS without a record (default 1; with\n"
 	"                         --duration: none)\n"
-	"  -d, --duration DURATION  stop after DURATION (a unit: 30s, 10m, 500ms)\n"
+	"  -d, --duration DURATION  stop after DURATION (a unit: 30s, 10min, 500ms)\n"
 	"  -s, --stamp            add the time each record was read (read_ns)\n"
 	"  -m, --misses           print deadline misses and timeouts only\n"
 	"  -q, --quiet            print no records, only the summary\n"
@@ -177,11 +177,15 @@ static void summary_text(const struct rec_summary *s)
 	}
 }
 
-static void print_record(const struct rtm_record *rec, int json, int stamp)
+static void print_record(const struct rtm_record *rec, int json, int stamp,
+			 int64_t wall_off_ns)
 {
 	if (json) {
 		json_t *o = rtmon_record_json(rec, target_name(rec->target_id));
 
+		/* its end on CLOCK_REALTIME, as in rtmond's files */
+		json_object_set_new(o, "wall_ns",
+				    json_integer((json_int_t)(rec->end_ns + (uint64_t)wall_off_ns)));
 		if (stamp)	/* when the reader got it */
 			json_object_set_new(o, "read_ns",
 					    json_integer((json_int_t)(now_s() * 1e9)));
@@ -228,6 +232,7 @@ int cmd_records(int argc, char **argv, int json)
 	struct rtm_record recs[16];
 	long count = -1, printed = 0;
 	uint64_t missed = 0, dur_ns;
+	int64_t wall_off;
 	struct rtmon *r;
 	int c, n, i;
 	char *end;
@@ -246,7 +251,7 @@ int cmd_records(int argc, char **argv, int json)
 			break;
 		case 'd':
 			if (rtmon_parse_duration(optarg, &dur_ns) || !dur_ns)
-				usage_error("bad duration '%s' (a number with a unit: 30s, 10m, 500ms)",
+				usage_error("bad duration '%s' (a number with a unit: 30s, 10min, 500ms)",
 					    optarg);
 			end_at = (double)dur_ns / 1e9;
 			break;
@@ -306,6 +311,7 @@ int cmd_records(int argc, char **argv, int json)
 			fail(0, "reading the records needs CAP_PERFMON or CAP_SYS_ADMIN (the device's group may only mark work)");
 		if (n < 0)
 			fail(-n, "reading records failed");
+		wall_off = rtmon_wall_offset_ns();
 		for (i = 0; i < n; i++) {
 			summary_add(&sum, &recs[i]);
 			missed += is_miss(&recs[i]);
@@ -313,7 +319,7 @@ int cmd_records(int argc, char **argv, int json)
 				continue;
 			printed++;
 			if (!quiet)
-				print_record(&recs[i], json, stamp);
+				print_record(&recs[i], json, stamp, wall_off);
 		}
 		idle_end = now_s() + timeout;
 	}

@@ -36,14 +36,22 @@ json_t *rtmond_stats_target(json_t *stats, const char *name);
 long dir_opts(int argc, char **argv, int want_n);
 /* DIR/misses.jsonl for reading; fails if it cannot be opened. */
 FILE *rtmond_misses_open(void);
-/* The line of misses.jsonl with seq SEQ (the last one); fails if none. */
-json_t *rtmond_miss_find(const char *seq);
-/* A record number argument; a usage error (exit 2) unless one. */
-long long rtmond_seq_arg(const char *arg);
-/* misses.jsonl read once: the lines of seqs[0..n) by seq (the last of each). */
-json_t *rtmond_misses_index(const long long *seqs, size_t n);
-/* The line with seq in such an index (borrowed), or NULL. */
-json_t *rtmond_misses_get(json_t *index, long long seq);
+/* A miss: its seq, and the module load it belongs to ("": any). */
+struct rtmond_miss_id {
+	long long seq;
+	char load[24];		/* hex, misses.jsonl's load_id */
+};
+/* "SEQ" or "LOAD:SEQ" into *id; a usage error (exit 2) unless one. */
+void rtmond_miss_id_arg(const char *arg, struct rtmond_miss_id *id);
+/* The line of misses.jsonl of miss ARG (the last one); fails if none. */
+json_t *rtmond_miss_find(const char *arg);
+/* misses.jsonl read once: the lines of ids[0..n) by seq and load. */
+json_t *rtmond_misses_index(const struct rtmond_miss_id *ids, size_t n);
+/*
+ * The line of id in such an index (borrowed), or NULL; fails when id has
+ * no load and its seq is in more than one (seqs restart at each load).
+ */
+json_t *rtmond_misses_get(json_t *index, const struct rtmond_miss_id *id);
 
 /* The culprit line of miss m from its ftrace snapshot: 0, or -1 (none). */
 int rtmond_miss_culprit(json_t *m, char *buf, size_t len);

@@ -4,6 +4,7 @@
  * DIR/misses.jsonl, found by --dir, $RTMON_DIR or the default.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -76,21 +77,27 @@ FILE *rtmond_misses_open(void)
 	return f;
 }
 
-long long rtmond_seq_arg(const char *arg)
+void rtmond_miss_id_arg(const char *arg, struct rtmond_miss_id *id)
 {
-	long long seq;
+	const char *colon = strrchr(arg, ':'), *num = colon ? colon + 1 : arg;
 	char *end;
 
-	errno = 0;
-	seq = strtoll(arg, &end, 10);
-	if (*end || seq < 0 || end == arg || errno)
-		usage_error("bad record number '%s' (the seq of 'rtmonctl misses')", arg);
-	return seq;
-}
+	id->load[0] = 0;
+	if (colon) {
+		size_t n = (size_t)(colon - arg), i;
 
-static void seq_key(char *key, size_t len, long long seq)
-{
-	snprintf(key, len, "%lld", seq);
+		for (i = 0; i < n && isxdigit((unsigned char)arg[i]); i++)
+			;
+		if (!n || i != n || n >= sizeof(id->load))
+			usage_error("bad record number '%s' (SEQ or LOAD:SEQ, as 'rtmonctl misses' shows it)",
+				    arg);
+		memcpy(id->load, arg, n);
+		id->load[n] = 0;
+	}
+	errno = 0;
+	id->seq = strtoll(num, &end, 10);
+	if (*end || id->seq < 0 || end == num || errno || !isdigit((unsigned char)*num))
+		usage_error("bad record number '%s' (SEQ or LOAD:SEQ, as 'rtmonctl misses' shows it)", arg);
 }
 
 static int seq_cmp(const void *a, const void *b)
@@ -100,28 +107,36 @@ static int seq_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-json_t *rtmond_misses_index(const long long *seqs, size_t n)
+/* index: { "SEQ": { "LOAD": line, ... } }, LOAD "" for a line without load_id */
+json_t *rtmond_misses_index(const struct rtmond_miss_id *ids, size_t n)
 {
 	json_t *index = json_object();
 	long long *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	char *line = NULL, key[24];
-	size_t cap = 0;
+	size_t cap = 0, i;
 	FILE *f;
 
 	if (!index || !sorted)
 		fail(ENOMEM, "misses");
-	memcpy(sorted, seqs, n * sizeof(*sorted));
+	for (i = 0; i < n; i++)
+		sorted[i] = ids[i].seq;
 	qsort(sorted, n, sizeof(*sorted), seq_cmp);
 	f = rtmond_misses_open();
 	while (getline(&line, &cap, f) > 0) {
-		json_t *x = json_loads(line, 0, NULL);
+		json_t *x = json_loads(line, 0, NULL), *loads;
 		long long seq = json_integer_value(json_object_get(x, "seq"));
+		const char *load = json_string_value(json_object_get(x, "load_id"));
 
-		/* the last line of a seq wins */
+		/* the last line of a seq wins (rtmond rewrites none: a repair might) */
 		if (json_is_integer(json_object_get(x, "seq")) &&
 		    bsearch(&seq, sorted, n, sizeof(*sorted), seq_cmp)) {
-			seq_key(key, sizeof(key), seq);
-			json_object_set(index, key, x);
+			snprintf(key, sizeof(key), "%lld", seq);
+			loads = json_object_get(index, key);
+			if (!loads) {
+				loads = json_object();
+				json_object_set_new(index, key, loads);
+			}
+			json_object_set(loads, load ? load : "", x);
 		}
 		json_decref(x);
 	}
@@ -131,22 +146,40 @@ json_t *rtmond_misses_index(const long long *seqs, size_t n)
 	return index;
 }
 
-json_t *rtmond_misses_get(json_t *index, long long seq)
+json_t *rtmond_misses_get(json_t *index, const struct rtmond_miss_id *id)
 {
-	char key[24];
+	json_t *loads, *m;
+	const char *load;
+	char key[24], all[256] = "";
+	size_t len = 0;
 
-	seq_key(key, sizeof(key), seq);
-	return json_object_get(index, key);
+	snprintf(key, sizeof(key), "%lld", id->seq);
+	loads = json_object_get(index, key);
+	if (id->load[0] || !loads)
+		return json_object_get(loads, id->load);
+	if (json_object_size(loads) == 1) {
+		json_object_foreach(loads, load, m)
+			return m;
+	}
+	/* sequence numbers start again at each module load: which one? */
+	json_object_foreach(loads, load, m)
+		if (len < sizeof(all))
+			len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s:%lld",
+						len ? ", " : "", load[0] ? load : "?", id->seq);
+	fail(0, "miss %lld is in %zu module loads (%s): give LOAD:SEQ", id->seq,
+	     json_object_size(loads), all);
 }
 
-json_t *rtmond_miss_find(const char *seq_arg)
+json_t *rtmond_miss_find(const char *arg)
 {
-	long long seq = rtmond_seq_arg(seq_arg);
-	json_t *index = rtmond_misses_index(&seq, 1);
-	json_t *m = json_incref(rtmond_misses_get(index, seq));
+	struct rtmond_miss_id id;
+	json_t *index, *m;
 
+	rtmond_miss_id_arg(arg, &id);
+	index = rtmond_misses_index(&id, 1);
+	m = json_incref(rtmond_misses_get(index, &id));
 	json_decref(index);
 	if (!m)
-		fail(0, "no miss with seq %lld in %s/misses.jsonl", seq, rtmond_dir);
+		fail(0, "no miss %s in %s/misses.jsonl", arg, rtmond_dir);
 	return m;
 }

@@ -383,6 +383,8 @@ static int json_line(const struct rtmond_batch *b, int i, int *fd, const char *f
 	if (!j)
 		return -1;
 	json_object_set_new(j, "read_ns", json_integer((json_int_t)b->read_ns));
+	json_object_set_new(j, "wall_ns", json_integer((json_int_t)(b->recs[i].end_ns +
+								(uint64_t)b->wall_off_ns)));
 	/* the boot its monotonic times belong to */
 	if (boot_id[0])
 		json_object_set_new(j, "boot_id", json_string(boot_id));
@@ -413,7 +415,8 @@ static int rec_add(struct rtmond_lines *w, const struct rtmond_batch *b, int i,
 {
 	const struct rtm_record *r = &b->recs[i];
 	size_t n = rtmon_record_json_line(rec_buf + rec_used, sizeof(rec_buf) - rec_used,
-					  r, b->names[i], b->read_ns, boot_id, load_id);
+					  r, b->names[i], b->read_ns, b->wall_off_ns,
+					  boot_id, load_id);
 	int e;
 
 	if (!n && rec_used) {	/* no room left: what is there first */
@@ -421,7 +424,7 @@ static int rec_add(struct rtmond_lines *w, const struct rtmond_batch *b, int i,
 		if (e)
 			return e;
 		n = rtmon_record_json_line(rec_buf, sizeof(rec_buf), r, b->names[i], b->read_ns,
-					   boot_id, load_id);
+					   b->wall_off_ns, boot_id, load_id);
 	}
 	if (n) {
 		rec_used += n;
@@ -447,10 +450,11 @@ static int rec_add(struct rtmond_lines *w, const struct rtmond_batch *b, int i,
  */
 static int miss_line(int *fd, const struct rtmond_config *c, const struct rtmond_snap_plan *plan,
 		     const struct rtm_record *r, const char *name, uint64_t read_ns,
-		     const char *boot_id, const char *load_id)
+		     int64_t wall_off_ns, const char *boot_id, const char *load_id)
 {
 	static char buf[16384];
-	size_t n = rtmon_record_json_line(buf, sizeof(buf), r, name, read_ns, boot_id, load_id);
+	size_t n = rtmon_record_json_line(buf, sizeof(buf), r, name, read_ns, wall_off_ns,
+					  boot_id, load_id);
 	static const char key[] = ",\"snapshot\":";
 	json_t *sj;
 	char *ss;
@@ -520,7 +524,8 @@ static int write_record(struct rtmond_lines *w, const struct rtmond_batch *b, in
 	e = rec_flush(w, b);
 	if (e)
 		return e;
-	e = miss_line(&w->misses_fd, c, plan, r, b->names[i], b->read_ns, boot_id, load_id);
+	e = miss_line(&w->misses_fd, c, plan, r, b->names[i], b->read_ns, b->wall_off_ns,
+					  boot_id, load_id);
 	if (e < 0)
 		e = json_line(b, i, &w->misses_fd, "misses.jsonl", plan, boot_id, load_id);
 	if (e < 0)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtmon_format.h"
 #include "rtmond.h"
 
 static int stats_dirty;		/* records since DIR/stats.json was written */
@@ -46,6 +47,7 @@ static void handle_batch(const struct rtmond_live *l, struct rtmond_batch *b)
 	uint64_t first_start = UINT64_MAX, last_end = 0;
 
 	b->read_ns = rtmond_mono_ns();
+	b->wall_off_ns = rtmon_wall_offset_ns();
 	b->live = l;
 	/* read again after a restart and already stored: left out */
 	for (i = k = 0; i < n; i++)

@@ -133,6 +133,7 @@ struct rtmond_batch {
 	int stats;			/* write stats.json after it */
 	int textfile;			/* and the metrics text file */
 	uint64_t read_ns;
+	int64_t wall_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC then */
 	const struct rtmond_live *live;	/* valid until the writer is idle */
 	struct rtmond_seqwin win;	/* saved after its lines (valid) */
 	const char *names[RTMOND_BATCH];	/* target names of recs */

@@ -123,9 +123,9 @@ seq_file 2 4
 rc=0
 records --json --summary -d 1500ms >out.txt 2>err.txt || rc=$?
 secs=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["summary"]["seconds"])' out.txt 2>/dev/null)
-if [ $rc -eq 0 ] && [ "$(grep -c '"seq"' out.txt)" -eq 2 ] &&
+if [ $rc -eq 0 ] && [ "$(grep -c '"seq"' out.txt)" -eq 2 ] && [ "$(grep -c '"wall_ns"' out.txt)" -eq 2 ] &&
    python3 -c "import sys; sys.exit(not 1.5 <= float('$secs') < 10)"; then
-	pass "records/duration (-d 1500ms: ran ${secs} s, 2 records)"
+	pass "records/duration (-d 1500ms: ran ${secs} s, 2 records with their wall_ns)"
 else
 	fail records/duration "exit $rc, seconds '$secs': $(head -c 300 out.txt err.txt)"
 fi

@@ -68,7 +68,7 @@ static void rnd_comm(uint8_t *c)
 
 /* what rtmond's writer wrote with jansson: the record, its 3 fields, \n */
 static char *jansson_line(const struct rtm_record *r, const char *name, uint64_t read_ns,
-			  const char *boot_id, const char *load_id)
+			  int64_t wall_off, const char *boot_id, const char *load_id)
 {
 	json_t *o = rtmon_record_json(r, name);
 	char *s, *line = NULL;
@@ -76,6 +76,7 @@ static char *jansson_line(const struct rtm_record *r, const char *name, uint64_t
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "read_ns", json_integer((json_int_t)read_ns));
+	json_object_set_new(o, "wall_ns", json_integer((json_int_t)(r->end_ns + (uint64_t)wall_off)));
 	if (boot_id[0])
 		json_object_set_new(o, "boot_id", json_string(boot_id));
 	if (load_id)
@@ -108,6 +109,8 @@ static void json_line_matches_jansson(void)
 		const char *nm, *boot = i % 3 ? "4cf758df-1123-4488-b07e-d2577b172562" : "";
 		const char *load = i % 5 ? "load-7" : NULL;
 		uint64_t read_ns = rnd_val();
+		/* the wall clock ahead of the monotonic one, or behind (1970) */
+		int64_t wall_off = (int64_t)(rnd_val() >> 2) * (rnd() % 2 ? 1 : -1);
 		size_t n;
 
 		memset(&r, 0, sizeof(r));
@@ -155,15 +158,15 @@ static void json_line_matches_jansson(void)
 		} else {
 			nm = names[i % (sizeof(names) / sizeof(names[0]))];
 		}
-		want = jansson_line(&r, nm, read_ns, boot, load);
-		n = rtmon_record_json_line(buf, sizeof(buf), &r, nm, read_ns, boot, load);
+		want = jansson_line(&r, nm, read_ns, wall_off, boot, load);
+		n = rtmon_record_json_line(buf, sizeof(buf), &r, nm, read_ns, wall_off, boot, load);
 		if (!want && !n) {
 			refused++;
 		} else if (want && n == strlen(want) && !memcmp(buf, want, n)) {
 			same++;
 			/* one byte short: refused, nothing written past the end */
 			memset(buf, 0x5a, sizeof(buf));
-			if (rtmon_record_json_line(buf, n - 1, &r, nm, read_ns, boot, load) ||
+			if (rtmon_record_json_line(buf, n - 1, &r, nm, read_ns, wall_off, boot, load) ||
 			    buf[n - 1] != 0x5a)
 				shortbad++;
 		} else if (bad++ == 0) {
