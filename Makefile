@@ -1,11 +1,12 @@
 # rtmon top-level Makefile. `make help` prints the targets below, one line
 # each (tests/setup/run checks that every target is listed once).
 #
-#   make             rtmon.ko for BOARD (default qemu-x86_64-rt) and the whole user space, in build/
-#   make kmod        rtmon.ko for BOARD [BOARD=NAME] [KDIR=/path/to/kernel/build] (arch from the board)
+#   make             rtmon.ko for the running kernel (or BOARD=NAME) and the whole user space, in build/
+#   make kmod        rtmon.ko for the running kernel, or [BOARD=NAME] [KDIR=/path/to/kernel/build]
 #   make user        librtmon, rtmonctl, rtmon-mark, rtmond (build/monitor), rtmon-replay (build/core)
 #   make install     install into [DESTDIR=..] [PREFIX=/usr], FHS layout (scripts/install.sh)
-#   make deps        install build and test dependencies (apt-get, as root)
+#   make deps        install the developers' build and test dependencies (apt-get, as root)
+#   make deps-device install only what building rtmon on a device needs (apt-get, as root)
 #   make check       every test, host and QEMU, every board; ends with "N passed, N failed"
 #   make check-quick host tests and one x86 board's guest suite (RTMON_CHECK_BOARDS, default qemu-x86_64-rt)
 #   make check-arm   the emulated ARM boards and the install tarball only
@@ -19,6 +20,14 @@
 #   make clean       remove build/
 #   make help        this list
 
+# 'make' and 'make kmod' without BOARD build for the running kernel (a
+# device building for itself: scripts/build-kmod native); the emulated
+# boards' commands (demo, bench, cross, dist, debs) default to this one
+ifeq ($(origin BOARD),undefined)
+KMOD_BOARD := native
+else
+KMOD_BOARD := $(BOARD)
+endif
 BOARD ?= qemu-x86_64-rt
 
 all: kmod user
@@ -33,11 +42,15 @@ user:
 	$(MAKE) -C monitor/replay
 
 deps:
-	bash scripts/deps.sh
+	RTMON_DEPS_DEVELOPER='$(RTMON_DEPS_DEVELOPER)' bash scripts/deps.sh
+
+# on a device: only what building and running rtmon there needs
+deps-device:
+	bash scripts/deps-device.sh
 
 # a board's arch and cross prefix, with its own kernel tree when KDIR is given
 kmod:
-	@scripts/build-kmod $(BOARD) $(KDIR)
+	@scripts/build-kmod $(KMOD_BOARD) $(KDIR)
 
 ARM_BOARDS := qemu-arm64-rt qemu-armhf-rt
 
@@ -97,4 +110,4 @@ check-pkg:
 clean:
 	rm -rf build
 
-.PHONY: all help user deps kmod cross dist check-arm install debs debs-arm check-pkg check check-quick demo bench clean
+.PHONY: all help user deps deps-device kmod cross dist check-arm install debs debs-arm check-pkg check check-quick demo bench clean

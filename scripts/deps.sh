@@ -11,6 +11,16 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
+# a machine running a PREEMPT_RT kernel is a device, most likely: the
+# developers' kit (QEMU, cross compilers, arm64/armhf package architectures)
+# does not belong there
+if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && [ -z "${RTMON_DEPS_DEVELOPER:-}" ]; then
+	echo "deps: this machine runs a PREEMPT_RT kernel ($(uname -r)): a device? 'make deps' installs" \
+		"the developers' tools (QEMU, cross compilers, valgrind, clang, kernel sources, debootstrap)" \
+		"and adds the arm64 and armhf package architectures. On a device: make deps-device." \
+		"To install the developers' tools here anyway: make deps RTMON_DEPS_DEVELOPER=1" >&2
+	exit 1
+fi
 export DEBIAN_FRONTEND=noninteractive
 top=$(cd "$(dirname "$0")/.." && pwd)
 # apt_update_retry, host_suite
