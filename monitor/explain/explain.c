@@ -167,7 +167,10 @@ static void task_name(char *buf, size_t len, const struct fts_task *t)
 {
 	const char *comm = latest_comm(t);
 
-	if (t->prio < 0)
+	/* pid 0 is the cpu's idle task: no task took the cpu then */
+	if (!t->pid)
+		snprintf(buf, len, "idle (%s)", comm);
+	else if (t->prio < 0)
 		snprintf(buf, len, "%s[%u]", comm, t->pid);
 	else if (t->prio < 100)
 		snprintf(buf, len, "%s[%u] rt %d", comm, t->pid, 99 - t->prio);

@@ -311,9 +311,12 @@ end10 = [l for l in open(sys.argv[2]) if "rtmon_work: end cookie=10" in l and "-
 assert len(end10) == 1, end10
 running = [p for p in d["parts"] if p["category"] == "running" and p["who"].startswith("dispatch_test[175]")]
 assert running and running[0]["ns"] < 300000, running
+# the 17.9 us runnable while cpu 1 ran its idle task: named idle, no task's
+idle = [p for p in d["parts"] if p["category"] == "runnable" and p["cpu"] == 1 and "swapper" in p["who"]]
+assert [p["who"] for p in idle] == ["idle (swapper/1)"], idle
 PY
 then
-	pass "explain/queued (queued behind the worker dispatch_test[175] busy with item 10: 85%, its running on item 11 apart)"
+	pass "explain/queued (queued behind the worker dispatch_test[175] busy with item 10: 85%, its running on item 11 apart; cpu 1's idle task named idle)"
 else
 	fail explain/queued "$(head -c 400 err.txt)"
 fi
