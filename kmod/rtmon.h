@@ -27,8 +27,6 @@ enum rtmon_probe_id {
 	RTMON_P_HRTIMER_EXIT,
 	RTMON_P_SCHED_WAKING,
 	RTMON_P_SCHED_SWITCH,
-	RTMON_P_HRTIMER_START,
-	RTMON_P_HRTIMER_CANCEL,
 	RTMON_NR_PROBES
 };
 
@@ -75,7 +73,6 @@ int rtmon_target_del(u32 id);
 int rtmon_target_get(u32 id, struct rtmon_target *t);
 void rtmon_target_stats(u32 id, struct rtmon_tgt_stats *out);
 void rtmon_counters(struct rtmon_counters *out);
-void rtmon_armed_counters(u64 *overdue, u64 *untracked);
 /* pop up to one record; 1 if *out holds one */
 int rtmon_record_pop(struct rtm_record *out);
 int rtmon_record_peek(struct rtm_record *out);

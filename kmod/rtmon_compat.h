@@ -64,20 +64,6 @@
 #endif
 
 /*
- * hrtimer_start gained was_armed in v6.19, also in the stable 6.1.y and
- * 6.12.y updates Debian ships: no version tells, Kbuild reads the header
- * (RTMON_HRTIMER_START_WAS_ARMED).
- */
-#ifdef RTMON_HRTIMER_START_WAS_ARMED
-#define RTMON_HRTIMER_START_ARGS					\
-	void *data, struct hrtimer *timer, enum hrtimer_mode mode,	\
-	bool was_armed
-#else
-#define RTMON_HRTIMER_START_ARGS					\
-	void *data, struct hrtimer *timer, enum hrtimer_mode mode
-#endif
-
-/*
  * Whether prev left the CPU because it blocked (end of its processing) or
  * was only preempted. A task preempted between setting its state and
  * calling schedule() still has a sleeping state, hence the preempt flag.

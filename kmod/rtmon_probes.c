@@ -304,52 +304,6 @@ static void rtmon_hrtimer_exit(void *data, struct hrtimer *timer)
 }
 
 /*
- * A soft sleeper timer's arming and leaving the queue (rtm_core.h,
- * rtm_ev_timer_armed): its task is the sleeper's, set before the arming.
- */
-static noinline void rtmon_hrtimer_start_track(struct rtm_core *c, u32 cpu,
-					       struct hrtimer *timer)
-{
-	struct task_struct *t;
-
-	t = READ_ONCE(container_of(timer, struct hrtimer_sleeper, timer)->task);
-	/* a wall-clock expiry moves with the clock: not followed (~0) */
-	if (t)
-		rtm_ev_timer_armed(c, cpu, rtmon_now(), t->pid, t->tgid,
-				   t->comm,
-				   READ_ONCE(timer->base)->clockid == CLOCK_MONOTONIC ?
-				   rtmon_hrtimer_expiry_mono(timer) : ~0ull);
-}
-
-static void rtmon_hrtimer_start(RTMON_HRTIMER_START_ARGS)
-{
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-	u32 cpu;
-
-	rtmon_bench_empty();
-	rtmon_count(RTMON_P_HRTIMER_START);
-	if (!c || !timer->is_soft || timer->function != rtmon_timer_fns.sleeper)
-		return;
-	cpu = smp_processor_id();
-	if (rtm_timer_armed_wanted(c, cpu))
-		rtmon_hrtimer_start_track(c, cpu, timer);
-}
-
-static void rtmon_hrtimer_cancel(void *data, struct hrtimer *timer)
-{
-	struct rtm_core *c = READ_ONCE(rtmon_core);
-	u64 pid;
-
-	rtmon_bench_empty();
-	rtmon_count(RTMON_P_HRTIMER_CANCEL);
-	if (!c || !rtm_timer_disarm_wanted(c) || !timer->is_soft)
-		return;
-	pid = rtmon_timer_id(timer);
-	if (pid)
-		rtm_ev_timer_disarmed(c, smp_processor_id(), (u32)pid);
-}
-
-/*
  * The probes below are split: the probe itself counts the hit and passes
  * the gate (a superset of the core's question, asked of this cpu's slots
  * in any context: most events of a busy system touch no chain), and only
@@ -448,8 +402,6 @@ static inline void rtmon_check_probe_types(void)
 	check_trace_callback_type_hrtimer_expire_exit(rtmon_hrtimer_exit);
 	check_trace_callback_type_sched_waking(rtmon_sched_waking);
 	check_trace_callback_type_sched_switch(rtmon_sched_switch);
-	check_trace_callback_type_hrtimer_start(rtmon_hrtimer_start);
-	check_trace_callback_type_hrtimer_cancel(rtmon_hrtimer_cancel);
 }
 
 struct rtmon_probe {
@@ -469,8 +421,6 @@ static struct rtmon_probe rtmon_probes[RTMON_NR_PROBES] = {
 	[RTMON_P_HRTIMER_EXIT]	= { "hrtimer_expire_exit",  rtmon_hrtimer_exit },
 	[RTMON_P_SCHED_WAKING]	= { "sched_waking",         rtmon_sched_waking },
 	[RTMON_P_SCHED_SWITCH]	= { "sched_switch",         rtmon_sched_switch },
-	[RTMON_P_HRTIMER_START]	= { "hrtimer_start",        rtmon_hrtimer_start },
-	[RTMON_P_HRTIMER_CANCEL] = { "hrtimer_cancel",      rtmon_hrtimer_cancel },
 };
 
 static void rtmon_find_tracepoint(struct tracepoint *tp, void *priv)

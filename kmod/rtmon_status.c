@@ -148,7 +148,6 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 	struct rtmon_counters *c;
 	struct rtmon_tick_info tk;
 	unsigned long wm, wb, wk;
-	u64 ao, au;
 	struct rtm_params p;
 	char kinds[64];
 	int i;
@@ -194,9 +193,6 @@ static int rtmon_status_show(struct seq_file *m, void *v)
 		seq_printf(m, "  work untraced %llu handoff %llu\n",
 			   c->work_untraced, c->work_handoff);
 		seq_printf(m, "  softirq repoll %llu\n", c->softirq_repoll);
-		rtmon_armed_counters(&ao, &au);
-		seq_printf(m, "  sleeper timers overdue before they ran %llu untracked %llu\n",
-			   ao, au);
 		/* not a drop of chains: only their statistics missed these */
 		seq_printf(m, "  unaccounted %llu\n", c->hook_skipped);
 		kfree(c);

@@ -412,16 +412,6 @@ static u64 rtmon_deadline_misses(void)
 	return sum;
 }
 
-/* The core's soft sleeper timer counters (not in struct rtmon_counters). */
-void rtmon_armed_counters(u64 *overdue, u64 *untracked)
-{
-	struct rtm_stats s;
-
-	rtm_core_stats(rtmon_core_mem, &s);
-	*overdue = s.timers_overdue;
-	*untracked = s.drop_armed;
-}
-
 void rtmon_counters(struct rtmon_counters *o)
 {
 	struct rtm_stats s;

@@ -257,8 +257,6 @@ void rtm_core_stats(struct rtm_core *c, struct rtm_stats *o)
 	o->work_untraced = v[RTM_C_WORK_UNTRACED];
 	o->work_handoff = v[RTM_C_WORK_HANDOFF];
 	o->softirq_repoll = v[RTM_C_SOFTIRQ_REPOLL];
-	o->timers_overdue = v[RTM_C_ARMED_OVERDUE];
-	o->drop_armed = v[RTM_C_DROP_ARMED];
 	o->truncated = v[RTM_C_TRUNCATED];
 	o->hook_skipped = v[RTM_C_HOOK_SKIPPED];
 }
@@ -288,7 +286,6 @@ u32 rtm_core_check_quiescent(struct rtm_core *c)
 	for (i = 0; i < RTM_NWAITWORK; i++)
 		leaks += !!rtm_ld32(&c->waitwork[i].state);
 	leaks += rtm_ld32(&c->waitwork_used);
-	leaks += rtm_armed_leaks(c);
 	leaks += rtm_htab_count_used(&c->tasks);
 	leaks += rtm_htab_count_used(&c->cookies);
 	for (i = 1; i <= c->p.nchains; i++)

@@ -134,10 +134,6 @@ struct rtm_stats {
 				 * handed nothing traced (followed) */
 	__u64 softirq_repoll;	/* chains started at a softirq's re-raise
 				 * after its IRQ chain completed (REPOLL) */
-	__u64 timers_overdue;	/* of chains_overdue: soft sleeper timers
-				 * reported before their callback ran */
-	__u64 drop_armed;	/* soft sleeper timers of target tasks not
-				 * tracked from their arming (table full) */
 };
 
 /* Fill *p with defaults for ncpus cpus. */
@@ -207,27 +203,6 @@ void rtm_ev_timer_entry(struct rtm_core *c, __u32 cpu, __u64 ts,
 			__u64 timer_id, __u64 expires, __u32 tkind, __u32 ctx);
 void rtm_ev_timer_exit(struct rtm_core *c, __u32 cpu, __u64 ts,
 		       __u64 timer_id, __u32 ctx);
-/*
- * A soft sleeper timer (expiring in the timer softirq: on PREEMPT_RT, a
- * non-RT task's sleep) armed at ts by task pid for expires (monotonic
- * ns): starved of its softirq, it would start its chain only when it
- * runs, already late. Armed by a task a timer target with a deadline
- * matches, for at most max_age_ns, the tick reports it overdue at that
- * deadline (a TIMEOUT record of one hop, the expiry); its chain, when the
- * callback runs (rtm_ev_timer_entry), goes on flagged as reported. Only
- * soft sleeper timers of CLOCK_MONOTONIC: a hard one's lateness is its
- * handler's, seen by its chain. Any other soft sleeper's arming by a
- * tracked task (another clock) is passed with expires ~0: it ends the
- * entry of that task's previous sleep.
- */
-void rtm_ev_timer_armed(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
-			__u32 tgid, const char *comm, __u64 expires);
-/*
- * That task's sleeper timer left the queue (hrtimer_cancel: a cancel; on
- * kernels before hrtimer_start's was_armed, also just before each
- * callback): an armed entry ends, a reported one stays for its callback.
- */
-void rtm_ev_timer_disarmed(struct rtm_core *c, __u32 cpu, __u32 pid);
 /* ctx: RTM_CTX_* of the waker; waker_pid: current pid (0 = unknown) */
 void rtm_ev_waking(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 		   __u32 waker_pid, __u32 pid, __u32 tgid, const char *comm);

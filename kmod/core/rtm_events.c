@@ -269,42 +269,18 @@ static inline struct rtm_tpend *rtm_tpend_of(struct rtm_core *c, u32 cpu,
 	return &c->tpend[cpu * 2 + (ctx == RTM_CTX_HARDIRQ)];
 }
 
-/*
- * The new chain b of a soft sleeper the tick reported overdue for target
- * tid before its callback ran (rtm_armed.c): no second report; its
- * record, if any, is flagged as reported.
- */
-static rtm_noinline void rtm_sleeper_reported(struct rtm_core *c, u32 b,
-					      u32 tid)
-{
-	struct rtm_chain *ch = rtm_chain_of(c, rtm_ld32(&rtm_br(c, b)->chain));
-	u32 s;
-
-	if (!rtm_cas32(&ch->overdue_tgt, RTM_TARGET_NONE, tid))
-		return;
-	s = rtm_ld32(&ch->state);
-	while (!rtm_cas32(&ch->state, s, s | RTM_CS_OVERDUE))
-		s = rtm_ld32(&ch->state);
-}
-
 /* A sleeper's chain starts at its expiry (its task is the timer's). */
 static rtm_noinline void rtm_sleeper_start(struct rtm_core *c, u32 cpu,
 					   rtm_a32 *slot, u64 ts, u64 timer_id,
 					   u64 expires, u32 ctx)
 {
-	int tid = -1;
-	u32 b;
+	u32 b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
+				rtm_timer_source(RTM_TIMER_SLEEPER,
+						 (u32)timer_id),
+				expires, RTM_HOP_TIMER, 0);
 
-	/* a soft one's armed entry ends here, with or without a chain */
-	if (ctx != RTM_CTX_HARDIRQ && rtm_unlikely(rtm_ld32(&c->armed_used)))
-		tid = rtm_armed_expired(c, (u32)timer_id);
-	b = rtm_chain_start(c, cpu, RTM_KIND_TIMER,
-			    rtm_timer_source(RTM_TIMER_SLEEPER, (u32)timer_id),
-			    expires, RTM_HOP_TIMER, 0);
 	if (!b)
 		return;
-	if (rtm_unlikely(tid >= 0))
-		rtm_sleeper_reported(c, b, (u32)tid);
 	rtm_hop_add(c, cpu, b, RTM_HOP_TIMER_RUN,
 		    ctx > RTM_CTX_HARDIRQ ? RTM_CTX_SOFTIRQ : ctx, 0, NULL, ts);
 	rtm_slot_replace(c, cpu, slot, b);

@@ -157,19 +157,6 @@ static inline bool rtm_timer_entry_wanted(struct rtm_core *c, u32 cpu,
 	       ((rtm_ld32(&c->tg.timer_kinds) >> (tkind & 31)) & 1);
 }
 
-/* rtm_ev_timer_armed(): a timer target may want sleepers */
-static inline bool rtm_timer_armed_wanted(struct rtm_core *c, u32 cpu)
-{
-	return RTM_CPU_OK(c, cpu) &&
-	       ((rtm_ld32(&c->tg.timer_kinds) >> RTM_TIMER_SLEEPER) & 1);
-}
-
-/* rtm_ev_timer_disarmed(): some armed timer is tracked */
-static inline bool rtm_timer_disarm_wanted(struct rtm_core *c)
-{
-	return rtm_ld32(&c->armed_used) != 0;
-}
-
 /* rtm_ev_timer_exit() */
 static inline bool rtm_timer_exit_wanted(struct rtm_core *c, u32 cpu,
 					 u32 ctx)

@@ -385,22 +385,6 @@ _Static_assert(__builtin_offsetof(struct rtm_hop, comm) ==
 #define RTM_NWAITWORK_TGID	8	/* of them waiting for one process */
 
 /*
- * Soft sleeper timers of target tasks, armed and not yet run
- * (rtm_armed.c): a pid's entry within RTM_ARMED_PROBES of its home.
- */
-#define RTM_NARMED_BITS		6
-#define RTM_NARMED		(1u << RTM_NARMED_BITS)
-#define RTM_ARMED_PROBES	8
-#define RTM_AK_GEN_MASK		((1ull << 22) - 1)
-#define RTM_ARMED_KEEP		8	/* a reported entry's life: max_ages */
-struct rtm_armed {
-	rtm_a64 key;		/* pid | target << 32 | state << 40 | gen << 42 */
-	rtm_a64 expires;	/* the armed expiry, written while busy */
-	rtm_a32 tseq;		/* tg.seq at the arming */
-	u32 pad;
-};
-
-/*
  * state: 0 free, 1 owned (being written or taken), 2 begun (waiting),
  * 3 ended (work_end came first: end_ts set, still waiting for its pass),
  * 4 owned and ended meanwhile (a work_end found it owned: end_ts set; the
@@ -586,7 +570,6 @@ enum rtm_cnt {
 	RTM_C_TRUNCATED, RTM_C_FILTERED, RTM_C_HOOK_SKIPPED,
 	RTM_C_IRQ_RERUN, RTM_C_IRQ_COALESCED, RTM_C_IRQ_NOWAKE, RTM_C_WORK_UNTRACED,
 	RTM_C_WORK_HANDOFF, RTM_C_SKIPPED, RTM_C_SOFTIRQ_REPOLL,
-	RTM_C_ARMED_OVERDUE, RTM_C_DROP_ARMED,
 	RTM_C_NR
 };
 
@@ -639,8 +622,6 @@ struct rtm_core {
 					 * once events stop (a hint meanwhile) */
 	struct rtm_waitwork waitwork[RTM_NWAITWORK];
 	rtm_a32 waitwork_used;		/* like handoff_used */
-	struct rtm_armed armed[RTM_NARMED];
-	rtm_a32 armed_used;		/* entries not free: 0, none to look up */
 	/* written by every work_end: its own lines, apart from the above */
 	rtm_a64 lastwork[RTM_NLASTWORK] rtm_cacheline_aligned;
 };
@@ -937,11 +918,6 @@ static inline bool rtm_hop_add(struct rtm_core *c, u32 cpu, u32 b, u32 type,
 }
 void rtm_waitwork_end(struct rtm_core *c, u32 tgid, u64 cookie, u64 ts);
 void rtm_waitwork_tick(struct rtm_core *c, u32 cpu, u64 now, bool all);
-/* rtm_armed.c */
-/* sleeper pid's timer expires: the target it was reported overdue for, or -1 */
-int rtm_armed_expired(struct rtm_core *c, u32 pid);
-void rtm_armed_tick(struct rtm_core *c, u32 cpu, u32 i, u64 now, bool all);
-u32 rtm_armed_leaks(struct rtm_core *c);
 /* rtm_work.c */
 static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
 {

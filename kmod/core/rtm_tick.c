@@ -144,7 +144,6 @@ enum {
 	RTM_TICK_CHAINS,	/* chains 1..nchains */
 	RTM_TICK_SLOTS,		/* each cpu's slots */
 	RTM_TICK_HANDOFF,	/* parked passes, waiting work items */
-	RTM_TICK_ARMED,		/* soft sleeper timers not yet run */
 	RTM_TICK_TASKS,		/* task table buckets */
 	RTM_TICK_COOKIES,	/* cookie table buckets */
 	RTM_TICK_DONE
@@ -168,8 +167,6 @@ static u32 rtm_tick_units(struct rtm_core *c, u32 phase)
 		return c->p.ncpus;
 	case RTM_TICK_HANDOFF:
 		return 1;
-	case RTM_TICK_ARMED:
-		return rtm_ld32(&c->armed_used) ? RTM_NARMED : 0;
 	case RTM_TICK_TASKS:
 		return c->tasks.mask + 1;
 	case RTM_TICK_COOKIES:
@@ -253,9 +250,6 @@ int rtm_tick_run(struct rtm_core *c, __u32 cpu, struct rtm_tick_pos *t,
 		case RTM_TICK_HANDOFF:
 			rtm_handoff_tick(c, cpu);
 			rtm_waitwork_tick(c, cpu, t->now, all);
-			break;
-		case RTM_TICK_ARMED:
-			rtm_armed_tick(c, cpu, t->i, t->now, all);
 			break;
 		case RTM_TICK_TASKS:
 		case RTM_TICK_COOKIES:

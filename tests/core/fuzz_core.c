@@ -304,17 +304,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 22:
 			set_target(c, a, b);
 			break;
-		case 24:
-			/* a soft sleeper timer armed: expiry in the past or soon */
-			UNLESS_WANTED_NOOP(rtm_timer_armed_wanted(c, cpu),
-					   rtm_ev_timer_armed(c, cpu, ts, b & 15, (b & 15) | 1,
-							      (a & 1) ? NULL : cm,
-							      ts + (a & 0x1e) - (ts < 16 ? ts : 16)));
-			break;
-		case 25:
-			UNLESS_WANTED_NOOP(rtm_timer_disarm_wanted(c),
-					   rtm_ev_timer_disarmed(c, cpu, b & 15));
-			break;
 		case 23:
 			/* out-of-range cpu must be ignored */
 			rtm_ev_switch(c, NCPU + (a & 3), ts, 1, 1, 2, 2, cm, NULL);
@@ -329,9 +318,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       rtm_ld32(&c->cookies.live) == used_slots(&c->cookies));
 	}
 	drain(c, &nread);
-	/* past every age: a reported armed timer is kept RTM_ARMED_KEEP of them */
 	for (i = 0; i < NCPU; i++)
-		rtm_ev_tick(c, i, ts + RTM_ARMED_KEEP * p.max_age_ns + 100);
+		rtm_ev_tick(c, i, ts + p.max_age_ns + 100);
 	drain(c, &nread);
 	ASSERT(rtm_core_check_quiescent(c) == 0);
 	rtm_core_stats(c, &s);

@@ -270,19 +270,7 @@ static void *cpu_main(void *arg)
 			 * sometimes a hard timer or an IRQ nested in it */
 			unsigned long long t = now();
 
-			/*
-			 * armed by an "app" task, (op & 8) long before: ktimers
-			 * late, another cpu's tick may report it first
-			 */
-			comm_of(cm, 100);
-			rtm_ev_timer_armed(core, cpu, t - 90, 0x2000 + cpu,
-					   0x2000 + cpu, cm,
-					   t - 80 - ((op & 8) ? 10000 : 0));
-			comm_of(cm, pid);
 			rtm_ev_softirq_entry(core, cpu, t, 8);
-			/* a kernel tracing a cancel before the callback */
-			if (op & 16)
-				rtm_ev_timer_disarmed(core, cpu, 0x2000 + cpu);
 			rtm_ev_timer_entry(core, cpu, t, 0x2000 + cpu, t - 80, 1,
 					   RTM_CTX_SOFTIRQ);
 			if (op & 2) {
@@ -441,10 +429,9 @@ int main(int argc, char **argv)
 		pthread_join(cpu_thr[k], NULL);
 	pthread_join(rd, NULL);
 
-	/* quiesce: tick past every age on every cpu (a reported armed timer
-	 * lives RTM_ARMED_KEEP max ages), drain */
+	/* quiesce: tick past max age on every cpu, drain */
 	for (k = 0; k < ncpus; k++)
-		rtm_ev_tick(core, k, now() + 16 * p.max_age_ns + 1);
+		rtm_ev_tick(core, k, now() + p.max_age_ns + 1);
 	for (k = 0; k < ncpus; k++)
 		while (rtm_core_read(core, k, &r))
 			check_record(&r);
@@ -453,14 +440,12 @@ int main(int argc, char **argv)
 
 	printf("# stress %s: %u cpus %u s: chains %llu (completed %llu) records %llu, "
 	       "nested irqs %d, target changes %d, drops chain %llu branch %llu ring %llu, "
-	       "hook calls %llu (ring full %llu) skipped %llu, "
-	       "armed timers overdue %llu untracked %llu\n",
+	       "hook calls %llu (ring full %llu) skipped %llu\n",
 	       label, ncpus, secs, s.chains_started, s.chains_completed, nread,
 	       atomic_load(&nested_calls), atomic_load(&target_changes),
 	       s.drop_no_chain, s.drop_no_branch,
 	       s.drop_ring_full, atomic_load(&hook_calls),
-	       atomic_load(&hook_ring_full), s.hook_skipped,
-	       s.timers_overdue, s.drop_armed);
+	       atomic_load(&hook_ring_full), s.hook_skipped);
 	verdict("stress_activity", s.chains_completed > 100 && nread > 100 &&
 		s.chains_overdue > 0 && s.chains_expired + s.chains_abandoned > 0,
 		"too little activity: completed %llu read %llu",

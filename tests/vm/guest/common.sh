@@ -59,8 +59,7 @@ rtmon_unload() {
 
 # the probes rtmon attaches to, as the status file names them
 RTMON_PROBES="irq_handler_entry irq_handler_exit softirq_raise softirq_entry softirq_exit
-hrtimer_expire_entry hrtimer_expire_exit sched_waking sched_switch hrtimer_start
-hrtimer_cancel"
+hrtimer_expire_entry hrtimer_expire_exit sched_waking sched_switch"
 
 # probe_hits NAME [FILE]: the hit count of one probe from the status file,
 # or from a copy of it taken earlier (one read gives a consistent set)

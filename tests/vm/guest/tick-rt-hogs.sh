@@ -6,11 +6,6 @@
 # 5 ms deadline. The tick (FIFO 50) must report each as a TIMEOUT record
 # within two tick periods of the deadline, while the hogs run; afterwards
 # the pools hold no chain (nothing left unreclaimed) and no record is lost.
-# cyclictest's main thread (SCHED_OTHER) sleeps too: on PREEMPT_RT its
-# timer is soft, run by ktimers, which the hogs starve; its TIMEOUT must
-# come within the same bound, from the timer's arming (before the fix its
-# chain began only when ktimers ran, 2 s late: no TIMEOUT, or one of
-# 2000 ms, in 3-5% of the boots).
 # make check runs it in the -icount boot (one vCPU): the guest's clock is
 # then its instruction count, so the host's load cannot stretch the 25 ms
 # bound (beside three other guests on 2 cores, a normal boot measured
@@ -51,21 +46,17 @@ wait $ct || fail "cyclictest failed: $(tail -n 2 $T/ct.txt)"
 echo "$rt_runtime" >/proc/sys/kernel/sched_rt_runtime_us
 $RTMONCTL stop
 $RTMONCTL records --json -t 1 >$T/records.json || fail "rtmonctl records failed"
-grep -E '^tick:|^  chains|^  sleeper timers|^pools:' /proc/rtmon/status | sed 's/^/# /'
+grep -E '^tick:|^  chains|^pools:' /proc/rtmon/status | sed 's/^/# /'
 emitted=$(status_count "  records emitted" emitted)
-python3 - "$T/records.json" "$ncpu" "$DEADLINE_MS" "$TICK_MS" "$emitted" "$ct" <<'PY'
+python3 - "$T/records.json" "$ncpu" "$DEADLINE_MS" "$TICK_MS" "$emitted" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-ncpu, dl_ms, tick_ms, emitted, main_pid = (int(a) for a in sys.argv[2:7])
+ncpu, dl_ms, tick_ms, emitted = (int(a) for a in sys.argv[2:6])
 tmo = [r for r in recs if "timeout" in r["flags"]]
 bound = (dl_ms + 2 * tick_ms) * 1e6
 print(f"# {len(recs)} records, {len(tmo)} TIMEOUT; their latencies (ms): "
       + " ".join(f"{r['latency_ns'] / 1e6:.1f}" for r in tmo))
 assert len(tmo) >= ncpu, f"{len(tmo)} TIMEOUT records, {ncpu} cyclictest threads starved"
-main = [r for r in tmo if r["source"] & 0xffffffff == main_pid]
-print(f"# main thread {main_pid}: TIMEOUT at (ms) "
-      + " ".join(f"{r['latency_ns'] / 1e6:.1f}" for r in main))
-assert main, f"no TIMEOUT for cyclictest's main thread {main_pid} (its timer starved)"
 late = [r["latency_ns"] for r in tmo if r["latency_ns"] > bound]
 assert not late, f"TIMEOUT reported past {bound / 1e6:.0f} ms (deadline + 2 ticks): {late}"
 seqs = sorted(r["seq"] for r in recs)
