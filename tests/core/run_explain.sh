@@ -93,7 +93,7 @@ assert recs[3]["end_ns"] == 2**64 - 1, recs[3]
 for s, e in ex.items():
     assert e["sum_ns"] == e["latency_ns"] == recs[s]["latency_ns"] and not e["partial"], (s, e)
     top = e["parts"][0]
-    assert top["category"] == "runnable" and top["who"] == "swapper/1[0] nice 0", (s, top)
+    assert top["category"] == "runnable" and top["who"] == "idle (swapper/1)", (s, top)
 print(", ".join(f"#{s} {e['culprit']}" for s, e in sorted(ex.items())))
 PY
 then
