@@ -87,6 +87,7 @@ bench:
 # make install [DESTDIR=..] [PREFIX=/usr]: FHS layout (scripts/install.sh)
 install:
 	$(MAKE) -C monitor
+	$(MAKE) -C monitor/replay
 	DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' scripts/install.sh
 
 # Debian packages: rtmon, rtmon-dkms, librtmon0, librtmon-dev (build/deb);

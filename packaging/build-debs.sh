@@ -4,11 +4,13 @@
 #   rtmon-dkms_V-1_all.deb   module sources in /usr/src/rtmon-V + dkms.conf:
 #                            dkms builds rtmon.ko for every installed kernel
 #                            that has headers, and again on kernel updates
-#   rtmon_V-1_ARCH.deb       rtmond, rtmonctl, rtmon-mark, /etc/rtmon/rtmon.conf,
-#                            rtmon.service (enabled), modules-load.d,
-#                            modprobe.d, udev rule, tmpfiles.d, sysusers.d
+#   rtmon_V-1_ARCH.deb       rtmond, rtmonctl, rtmon-mark, rtmon-replay,
+#                            /etc/rtmon/rtmon.conf, rtmon.service (enabled),
+#                            modules-load.d, modprobe.d, udev rule, tmpfiles.d,
+#                            sysusers.d, their man pages and bash completions
 #   librtmon0_V-1_ARCH.deb   librtmon.so.0, librtmon-ust.so.0
-#   librtmon-dev_V-1_ARCH.deb headers, librtmon.so, librtmon.a, librtmon.pc
+#   librtmon-dev_V-1_ARCH.deb headers, librtmon.so, librtmon.a, librtmon.pc,
+#                            librtmon.3
 # OUTDIR defaults to build/deb; the .debs of ARCH (and the _all one) there
 # are replaced, other architectures' are left.
 # ARCH defaults to the build machine's: the user space is built first
@@ -17,10 +19,11 @@
 # install on.
 # --arch arm64 / armhf: the user space cross-built for qemu-arm64-rt /
 # qemu-armhf-rt (cross/build-user: rtmond dynamic against the board's
-# Debian 12 libraries, rtmonctl and rtmon-mark static) plus librtmon.so and
-# librtmon-ust.so built here the same way; the Depends are the packages
-# holding the libraries in their NEEDED entries (cross/build-user's
-# runtime-packages for rtmond; the sysroot's sonames for the libraries).
+# Debian 12 libraries, rtmonctl and rtmon-mark static) plus librtmon.so,
+# librtmon-ust.so and rtmon-replay built here the same way (rtmon-replay
+# against a sysroot of its own, with libtracecmd); the Depends are the
+# packages holding the libraries in their NEEDED entries (cross/build-user's
+# runtime-packages for rtmond; the sysroots' sonames for the others).
 # Same files and maintainer scripts, libraries in /usr/lib/aarch64-linux-gnu
 # or /usr/lib/arm-linux-gnueabihf.
 # --board BOARD: the user space of that cross board instead (its
@@ -98,7 +101,9 @@ board_sh() {
 
 if [ -z "$board" ]; then
 	make -s -C "$top/monitor" >&2
+	make -s -C "$top/monitor/replay" >&2
 	build=$top/build/monitor
+	replay=$top/build/core/rtmon-replay
 	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 else
 	# rtmond, rtmonctl, rtmon-mark, librtmon.a: cross/build-user (prints its
@@ -123,6 +128,25 @@ else
 	for f in rtmond rtmonctl rtmon-mark librtmon.a; do
 		cp "$cout/monitor/$f" "$build/$f"
 	done
+	# rtmon-replay: dynamic like rtmond, against a sysroot of its own
+	# (libtracecmd is no library of cross/build-user's sysroot; the
+	# lttng-ust headers for librtmon's names); the packages of its NEEDED
+	# entries in rtmon-replay.needs ("SONAME PKG", as cross/build-user's
+	# rtmond.needs)
+	srr=$(board_sh eval 'CROSS_DEV_PKGS="libtracecmd-dev libtracefs-dev libtraceevent-dev libjansson-dev liblttng-ust-dev" &&
+		cross_sysroot')
+	replay=$build/rtmon-replay
+	# no LDFLAGS in monitor/replay/Makefile: it compiles and links in one
+	# command, so the library paths go with CFLAGS
+	rl="-L$srr/usr/lib/$ma -L$srr/lib/$ma -Wl,-rpath-link,$srr/usr/lib/$ma:$srr/lib/$ma"
+	PKG_CONFIG_LIBDIR=$srr/usr/lib/$ma/pkgconfig:$srr/usr/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$srr \
+	board_sh cross_make -s -C "$top/monitor/replay" CC="$cc" O="$build" \
+		CFLAGS="-O2 -g -I$srr/usr/include -I$srr/usr/include/$ma $rl" "$replay" >&2
+	board_sh runtime_pkgs "$srr" "$replay" >"$build/rtmon-replay.needs"
+	if grep -q ' ?$' "$build/rtmon-replay.needs"; then
+		echo "build-debs.sh: no package of the $arch sysroot $srr holds rtmon-replay's $(awk '$2 == "?" { print $1 }' "$build/rtmon-replay.needs" | paste -sd' ')" >&2
+		exit 1
+	fi
 fi
 
 # pkgs_of FILE...: the Debian packages holding the libraries the files link
@@ -189,7 +213,7 @@ scripts() {
 
 inst() { # inst PKG COMPONENT
 	mkdir -p "$stage/$1"
-	DESTDIR=$stage/$1 PREFIX=/usr BUILD=$build MULTIARCH=$ma "$top/scripts/install.sh" "$2" >/dev/null
+	DESTDIR=$stage/$1 PREFIX=/usr BUILD=$build REPLAY=$replay MULTIARCH=$ma "$top/scripts/install.sh" "$2" >/dev/null
 }
 
 inst librtmon0 lib
@@ -210,23 +234,28 @@ control librtmon-dev "$arch" "librtmon0 (= $debver), linux-libc-dev" libdevel \
  librtmon.pc for pkg-config." "Multi-Arch: same"
 
 inst rtmon daemon
+inst rtmon replay
 if [ -n "$board" ]; then
 	# rtmond: the packages cross/build-user derived from its NEEDED entries;
-	# rtmonctl and rtmon-mark are static there (none)
+	# rtmon-replay: those of its own sysroot (above); rtmonctl and
+	# rtmon-mark are static there (none)
 	{ cat "$cout/runtime-packages"
+	  awk '{ print $2 }' "$build/rtmon-replay.needs"
 	  pkgs_of "$stage/rtmon/usr/bin/rtmonctl" "$stage/rtmon/usr/bin/rtmon-mark"; } >"$stage/deps"
 else
 	pkgs_of "$stage/rtmon/usr/sbin/rtmond" "$stage/rtmon/usr/bin/rtmonctl" \
-		"$stage/rtmon/usr/bin/rtmon-mark" >"$stage/deps"
+		"$stage/rtmon/usr/bin/rtmon-mark" "$stage/rtmon/usr/bin/rtmon-replay" >"$stage/deps"
 fi
 control rtmon "$arch" "$(depends "$stage/deps"), kmod" admin \
 	"real-time response-time monitor: daemon and tools
  rtmond reads the chain records of the rtmon kernel module, keeps per-target
  latency histograms, saves ftrace and LTTng snapshots of every deadline miss
  and exports Prometheus metrics. Started at boot by rtmon.service, before
- ordinary services. rtmonctl and rtmon-mark are the command-line tools." \
+ ordinary services. rtmonctl and rtmon-mark are the command-line tools;
+ rtmon-replay runs recorded traces (ftrace, trace-cmd) through the same
+ chain tracking offline." \
 	"Recommends: rtmon-dkms (= $debver) | rtmon-modules
-Suggests: lttng-tools, lttng-modules-dkms"
+Suggests: lttng-tools, lttng-modules-dkms, gnuplot-nox | gnuplot"
 printf '%s\n' /etc/rtmon/rtmon.conf /etc/logrotate.d/rtmon >"$stage/rtmon/DEBIAN/conffiles"
 scripts rtmon
 

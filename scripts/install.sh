@@ -4,10 +4,14 @@
 #
 #   scripts/install.sh [COMPONENT...]     default: all
 #     lib     librtmon.so.0 (+ librtmon-ust.so.0, the lttng-ust provider)
-#     dev     headers (PREFIX/include/rtmon), librtmon.so, librtmon.a, librtmon.pc
+#     dev     headers (PREFIX/include/rtmon), librtmon.so, librtmon.a, librtmon.pc,
+#             librtmon.3
 #     daemon  rtmond, rtmonctl, rtmon-mark, /etc/rtmon/rtmon.conf, rtmon.service,
 #             modules-load.d, modprobe.d, udev rule,
-#             tmpfiles.d, sysusers.d, documentation
+#             tmpfiles.d, sysusers.d, documentation, man pages (rtmond.8,
+#             rtmonctl.8, rtmon-mark.1, rtmon.conf.5), bash completion
+#     replay  rtmon-replay (make -C monitor/replay), rtmon-replay.1, its
+#             completion and README
 #     dkms    module sources + dkms.conf in /usr/src/rtmon-VERSION
 #
 # Variables (environment or NAME=VALUE arguments):
@@ -19,13 +23,18 @@
 #   SYSCONFDIR /etc for PREFIX=/usr, PREFIX/etc otherwise
 #   LIBDIR    PREFIX/lib/MULTIARCH
 #   BUILD     the built user space (default build/monitor)
+#   REPLAY    the built rtmon-replay (default build/core/rtmon-replay)
+#   MANDIR    PREFIX/share/man
+#   COMPLETIONSDIR PREFIX/share/bash-completion/completions
 #   SYSTEMDUNITDIR /lib/systemd/system   UDEVRULESDIR /lib/udev/rules.d
 #   MODPROBEDIR /lib/modprobe.d          MODULESLOADDIR /usr/lib/modules-load.d
 #   TMPFILESDIR /usr/lib/tmpfiles.d      SYSUSERSDIR /usr/lib/sysusers.d
 # Paths in rtmon.service and librtmon.pc follow PREFIX and SYSCONFDIR. An
 # existing rtmon.conf is kept (the new one goes next to it as
-# rtmon.conf.new) unless FORCE_CONFIG=1. Nothing is run on the system
-# (no systemctl, udevadm, dkms): the packages' maintainer scripts do that.
+# rtmon.conf.new) unless FORCE_CONFIG=1. Man pages get VERSION in their
+# .TH line and are gzipped (-9n: no name or time stamp, reproducible).
+# Nothing is run on the system (no systemctl, udevadm, dkms): the
+# packages' maintainer scripts do that.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 comps=
@@ -34,13 +43,13 @@ for a in "$@"; do
 	*=*)
 		# shellcheck disable=SC2163 # NAME=VALUE: export that assignment
 		export "$a" ;;
-	all | lib | dev | daemon | dkms) comps="$comps $a" ;;
+	all | lib | dev | daemon | replay | dkms) comps="$comps $a" ;;
 	-h | --help) sed -n '2,/^set -eu/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) echo "install.sh: unknown argument $a" >&2; exit 2 ;;
 	esac
 done
 [ -n "$comps" ] || comps=all
-case " $comps " in *" all "*) comps="lib dev daemon dkms" ;; esac
+case " $comps " in *" all "*) comps="lib dev daemon replay dkms" ;; esac
 
 DESTDIR=${DESTDIR:-}
 PREFIX=${PREFIX:-/usr}
@@ -52,12 +61,15 @@ if [ -z "${MULTIARCH+set}" ]; then
 	MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || ${CC:-cc} -print-multiarch 2>/dev/null || true)
 fi
 BUILD=${BUILD:-$top/build/monitor}
+REPLAY=${REPLAY:-$top/build/core/rtmon-replay}
 VERSION=${VERSION:-$(sed -n 's/^VERSION :*= *//p' "$top/monitor/Makefile")}
 BINDIR=$PREFIX/bin
 SBINDIR=$PREFIX/sbin
 LIBDIR=${LIBDIR:-$PREFIX/lib${MULTIARCH:+/$MULTIARCH}}
 INCLUDEDIR=$PREFIX/include
 DOCDIR=$PREFIX/share/doc/rtmon
+MANDIR=${MANDIR:-$PREFIX/share/man}
+COMPLETIONSDIR=${COMPLETIONSDIR:-$PREFIX/share/bash-completion/completions}
 SYSTEMDUNITDIR=${SYSTEMDUNITDIR:-/lib/systemd/system}
 UDEVRULESDIR=${UDEVRULESDIR:-/lib/udev/rules.d}
 MODPROBEDIR=${MODPROBEDIR:-/lib/modprobe.d}
@@ -76,6 +88,15 @@ inst() {
 	mkdir -p "$(dirname "$D$3")"
 	cp "$2" "$D$3"
 	chmod "$1" "$D$3"
+}
+# instman PAGE...: doc/man/PAGE into MANDIR/manN (N: the page's suffix),
+# its @VERSION@ filled in, gzipped
+instman() {
+	for p in "$@"; do
+		mkdir -p "$D$MANDIR/man${p##*.}"
+		sed "s/@VERSION@/$VERSION/g" "$top/doc/man/$p" | gzip -9n >"$D$MANDIR/man${p##*.}/$p.gz"
+		chmod 644 "$D$MANDIR/man${p##*.}/$p.gz"
+	done
 }
 
 for c in $comps; do
@@ -103,6 +124,7 @@ for c in $comps; do
 		    -e "s|^includedir=.*|includedir=\${prefix}/include|" \
 		    "$BUILD/librtmon.pc" >"$D$LIBDIR/pkgconfig/librtmon.pc"
 		chmod 644 "$D$LIBDIR/pkgconfig/librtmon.pc"
+		instman librtmon.3
 		;;
 	daemon)
 		need rtmond rtmonctl rtmon-mark
@@ -132,6 +154,16 @@ for c in $comps; do
 		inst 644 "$top/README.md" "$DOCDIR/README.md"
 		inst 644 "$top/monitor/rtmond/README.md" "$DOCDIR/rtmond.md"
 		inst 644 "$top/config/kernel-rtmon.config" "$DOCDIR/kernel-rtmon.config"
+		instman rtmond.8 rtmonctl.8 rtmon-mark.1 rtmon.conf.5
+		inst 644 "$top/doc/completion/rtmonctl" "$COMPLETIONSDIR/rtmonctl"
+		inst 644 "$top/doc/completion/rtmond" "$COMPLETIONSDIR/rtmond"
+		;;
+	replay)
+		[ -e "$REPLAY" ] || { echo "install.sh: $REPLAY missing: run 'make -C monitor/replay' first" >&2; exit 1; }
+		inst 755 "$REPLAY" "$BINDIR/rtmon-replay"
+		instman rtmon-replay.1
+		inst 644 "$top/doc/completion/rtmon-replay" "$COMPLETIONSDIR/rtmon-replay"
+		inst 644 "$top/monitor/replay/README.md" "$DOCDIR/replay.md"
 		;;
 	dkms)
 		src=/usr/src/rtmon-$VERSION

@@ -28,9 +28,15 @@ define RTMON_BUILD_CMDS
 		CC="$(TARGET_CC)" AR="$(TARGET_AR)" CFLAGS="$(TARGET_CFLAGS)" LDFLAGS="$(TARGET_LDFLAGS)"
 endef
 
+# man pages and bash completions installed too, where every package puts
+# them: target-finalize removes /usr/share/man from the image, and
+# /usr/share/bash-completion unless bash is in it (BR2_PACKAGE_BASH).
+# Not rtmon-replay (install.sh's replay component): an offline tool that
+# needs libtracecmd.
 RTMON_INSTALL_ENV = PREFIX=/usr MULTIARCH= BUILD=$(@D)/build/monitor \
 	SYSTEMDUNITDIR=/usr/lib/systemd/system UDEVRULESDIR=/usr/lib/udev/rules.d \
-	MODPROBEDIR=/usr/lib/modprobe.d
+	MODPROBEDIR=/usr/lib/modprobe.d MANDIR=/usr/share/man \
+	COMPLETIONSDIR=/usr/share/bash-completion/completions
 
 define RTMON_INSTALL_STAGING_CMDS
 	$(RTMON_INSTALL_ENV) DESTDIR=$(STAGING_DIR) $(@D)/scripts/install.sh lib dev

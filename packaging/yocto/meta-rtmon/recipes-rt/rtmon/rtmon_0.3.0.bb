@@ -9,7 +9,8 @@ LIC_FILES_CHKSUM = "file://monitor/rtmond/rtmond.c;beginline=1;endline=1;md5=50d
 
 DEPENDS = "libconfig libmicrohttpd lttng-tools lttng-ust userspace-rcu jansson libcap"
 
-inherit pkgconfig systemd useradd
+# bash-completion: the completions go to ${PN}-bash-completion
+inherit pkgconfig systemd useradd bash-completion
 
 SRC_URI = "${RTMON_SRC_URI}"
 SRCREV = "${RTMON_SRCREV}"
@@ -27,10 +28,13 @@ do_compile() {
 	oe_runmake
 }
 
-# scripts/install.sh with the distribution's directories
+# scripts/install.sh with the distribution's directories (the man pages go
+# to ${PN}-doc, librtmon.3 with the dev component). Not rtmon-replay (the
+# replay component): an offline tool that needs libtracecmd.
 do_install() {
 	DESTDIR=${D} PREFIX=${prefix} SYSCONFDIR=${sysconfdir} MULTIARCH= \
 	LIBDIR=${libdir} BUILD=${B}/monitor \
+	MANDIR=${mandir} COMPLETIONSDIR=${datadir}/bash-completion/completions \
 	SYSTEMDUNITDIR=${systemd_system_unitdir} \
 	UDEVRULESDIR=${nonarch_base_libdir}/udev/rules.d \
 	MODPROBEDIR=${nonarch_base_libdir}/modprobe.d \
