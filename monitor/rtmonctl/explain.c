@@ -226,7 +226,7 @@ static int explain_seq(json_t *index, const struct rtmond_miss_id *id, int json)
 }
 
 const char explain_usage[] =
-	"usage: rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]\n"
+	"usage: rtmonctl explain SEQ|LOAD:SEQ... [-d|--dir DIR] [--json]\n"
 	"       rtmonctl explain --record FILE [--snapshot FILE] [--json]\n"
 	"Where a miss's time went and who took it: from its ftrace snapshot and the\n"
 	"module's own blame (that alone when there is no snapshot). --record: a saved\n"
@@ -283,7 +283,7 @@ int cmd_explain(int argc, char **argv, int json)
 		return ret;
 	}
 	if (optind == argc)
-		usage_error("usage: rtmonctl explain SEQ [SEQ...] [--dir DIR] [--json]");
+		usage_error("which miss? (SEQ or LOAD:SEQ, as 'rtmonctl misses' shows it)");
 	n = (size_t)(argc - optind);
 	ids = malloc(n * sizeof(*ids));
 	if (!ids)

@@ -17,7 +17,7 @@
 #include "rtmonctl.h"
 
 const char hist_usage[] =
-	"usage: rtmonctl hist TARGET [--dir DIR] [--json]\n"
+	"usage: rtmonctl hist TARGET [-d|--dir DIR] [--json]\n"
 	"rtmond's latency histogram of TARGET (its name in rtmon.conf) with its\n"
 	"percentiles, from DIR/stats.json (DIR: --dir, $RTMON_DIR or /var/lib/rtmon).\n";
 

@@ -62,7 +62,8 @@ static int module_culprit(json_t *m, char *buf, size_t len)
 }
 
 const char misses_usage[] =
-	"usage: rtmonctl misses [-n COUNT] [--since WHEN] [--target NAME] [--dir DIR] [--json]\n"
+	"usage: rtmonctl misses [-n|--count COUNT] [--since WHEN] [--target NAME] [-d|--dir DIR]\n"
+	"                       [--json]\n"
 	"The misses and timeouts rtmond saved in DIR/misses.jsonl (the last COUNT),\n"
 	"each with its time, snapshot files and culprit (DIR: --dir, $RTMON_DIR or\n"
 	"/var/lib/rtmon). Seqs start again at each module load: when the file holds\n"
@@ -254,7 +255,7 @@ static void show_blame(json_t *m)
 }
 
 const char show_usage[] =
-	"usage: rtmonctl show SEQ|LOAD:SEQ [--dir DIR] [--json]\n"
+	"usage: rtmonctl show SEQ|LOAD:SEQ [-d|--dir DIR] [--json]\n"
 	"One miss of DIR/misses.jsonl (as 'rtmonctl misses' names it) with its time,\n"
 	"hops, the module's blame and its snapshot files.\n";
 

@@ -41,7 +41,7 @@ struct plot_data {
 };
 
 const char plot_usage[] =
-	"usage: rtmonctl plot TARGET -o FILE.svg|FILE.png [--dir DIR] [--json]\n"
+	"usage: rtmonctl plot TARGET -o FILE.svg|FILE.png [-d|--dir DIR] [--json]\n"
 	"       rtmonctl plot [TARGET] -o FILE.svg|FILE.png --from SAVED.json\n"
 	"TARGET's latency histogram drawn by gnuplot, from rtmond's stats.json in DIR\n"
 	"(--dir, $RTMON_DIR or /var/lib/rtmon) or from a saved 'hist TARGET --json'.\n";

@@ -59,7 +59,7 @@ long dir_opts(int argc, char **argv, int want_n)
 				usage_error("bad count '%s'", optarg);
 			break;
 		default:
-			exit(2);
+			usage_hint();
 		}
 	}
 	return n;

@@ -542,7 +542,8 @@ static void frame_text(const struct top_frame *f, double interval, int tty, int 
 /* ---- the command ---- */
 
 const char top_usage[] =
-	"usage: rtmonctl top [-i SECONDS] [-n COUNT] [--dir DIR] [--status FILE] [--json]\n"
+	"usage: rtmonctl top [-i|--interval SECONDS] [-n|--iterations COUNT] [-d|--dir DIR]\n"
+	"                    [--status FILE] [--json]\n"
 	"A live view per target every SECONDS (default 1), COUNT times (default: until\n"
 	"interrupted): chains/s, misses, percentiles and the last miss, from the\n"
 	"module's /proc/rtmon/status (or a saved FILE) and rtmond's files in DIR.\n";

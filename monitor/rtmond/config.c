@@ -136,7 +136,7 @@ static int get_dur(struct pctx *p, const config_setting_t *s, const char *key,
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return perr(p, s, key, "must be a duration string with a unit (\"100us\", \"5ms\")");
 	if (rtmon_parse_duration(config_setting_get_string(s), dst))
-		return perr(p, s, key, "bad duration \"%s\" (a number and ns, us, ms or s)",
+		return perr(p, s, key, "bad duration \"%s\" (a number and ns, us, ms, s, min, h or d)",
 			    config_setting_get_string(s));
 	return 0;
 }

@@ -193,6 +193,10 @@ run records/bad-count 2 "bad count '0'" records -n 0
 run unknown-command 2 "unknown command 'recods'" "$R" recods
 run targets/deadline-zero 2 "a deadline must be more than 0" "$R" targets add --comm x --deadline 0us
 run replay/unitless 2 "bad target value deadline='100'" "$REPLAY" --target name=x,deadline=100
+# a cookie is decimal or 0x-hex, never octal (no module here: exit 1 after parsing)
+run mark/decimal 1 "rtmon-mark: begin 10: " "$B/rtmon-mark" begin 010
+run mark/hex 1 "rtmon-mark: end 31: " "$B/rtmon-mark" end 0x1f
+run mark/bad-cookie 2 "bad cookie '0x'" "$B/rtmon-mark" begin 0x
 run mark/bad-usage 2 "usage: rtmon-mark begin|end COOKIE" "$B/rtmon-mark" begin
 
 [ $fails -eq 0 ]

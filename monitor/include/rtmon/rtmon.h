@@ -19,7 +19,8 @@
  *
  *    LTTng: each marker also hits an lttng-ust tracepoint, provider
  *    "rtmon", events "work_begin" and "work_end" with a field "cookie"
- *    (begin: before the ioctl, end: after it), so the markers show in
+ *    (each before its ioctl: an end's event is in a snapshot its miss
+ *    triggers), so the markers show in
  *    user-space traces on CLOCK_MONOTONIC, the clock of rtmon's records.
  *    Enable them with 'lttng enable-event -u "rtmon:*"' (rtmond's snapshot
  *    session does). The provider is librtmon-ust.so.0, loaded on the first
