@@ -44,6 +44,34 @@ static const char good[] =
 	"metrics = { listen = \"[::1]:9100\"; buckets = [\"1us\", \"1ms\"]; textfile = \"/tmp/t.prom\"; };\n"
 	"realtime = { policy = \"rr\"; priority = 42; mlockall = false; keep_admin = false; };\n";
 
+/* the shipped file with its commented example targets ("#\t" lines) uncommented */
+static int shipped_examples(const char *path, struct rtmond_config *c, char *err, size_t len)
+{
+	char line[512], *text = NULL;
+	size_t n = 0, l;
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		snprintf(err, len, "cannot open the shipped configuration");
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *s = strncmp(line, "#\t", 2) ? line : line + 1;
+
+		l = strlen(s);
+		text = realloc(text, n + l + 1);
+		if (!text)
+			abort();
+		memcpy(text + n, s, l + 1);
+		n += l;
+	}
+	fclose(f);
+	rc = text ? rtmond_config_parse(text, path, c, err, len) : -1;
+	free(text);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = argc > 1 ? argv[1] : "../..";
@@ -56,9 +84,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/config/rtmon.conf", top);
 	if (rtmond_config_load(path, c, err, sizeof(err)))
 		bad("shipped", "%s", err);
-	else if (c->ntargets != 2 || c->targets[0].t.deadline_ns != 100000 ||
-		 c->targets[0].t.src != RTMON_SRC_TIMER || c->targets[1].t.end != RTMON_END_WORK_END ||
-		 c->targets[0].t.timers != RTMON_TIMER_BIT(RTM_TIMER_SLEEPER) ||
+	/* no live example target, no LTTng before lttng-sessiond: honest defaults */
+	else if (c->ntargets != 0 || c->lttng || !c->ftrace ||
 		 c->policy != SCHED_FIFO || c->priority != 10 || c->nle != 14 ||
 		 c->max_disk != 256ull << 20 || c->max_age_ns || c->gather_ns ||
 		 c->max_file_size != 64ull << 20 || c->keep_files != 4 ||
@@ -66,6 +93,14 @@ int main(int argc, char **argv)
 		bad("shipped", "values not as written in config/rtmon.conf");
 	else
 		pass("shipped");
+	if (shipped_examples(path, c, err, sizeof(err)))
+		bad("shipped-examples", "%s", err);
+	else if (c->ntargets != 2 || c->targets[0].t.deadline_ns != 100000 ||
+		 c->targets[0].t.src != RTMON_SRC_TIMER || c->targets[1].t.end != RTMON_END_WORK_END ||
+		 c->targets[0].t.timers != RTMON_TIMER_BIT(RTM_TIMER_SLEEPER))
+		bad("shipped-examples", "the commented example targets, uncommented, are not as written");
+	else
+		pass("shipped-examples (the 2 commented targets, uncommented, parse as written)");
 
 	if (rtmond_config_parse(good, "good.conf", c, err, sizeof(err)))
 		bad("good", "%s", err);
