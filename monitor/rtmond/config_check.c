@@ -60,6 +60,16 @@ static int check_snapshot_dir(const char *dir, FILE *out, const char *conf)
 		fprintf(out, "rtmond: %s: snapshot.dir: %s is not a directory\n", conf, d);
 		return 1;
 	}
+	if (strcmp(d, dir)) {
+		/* created by rtmond (0750): a directory above may be sticky (/tmp) */
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+			fprintf(out, "rtmond: %s: snapshot.dir: %s, where rtmond would create it, is "
+				"writable by others (mode %04o): chmod go-w %s\n", conf, d,
+				(unsigned int)(st.st_mode & 07777), d);
+			return 1;
+		}
+		return 0;
+	}
 	if (rtmond_dir_safe(d, why, sizeof(why))) {
 		fprintf(out, "rtmond: %s: snapshot.dir: %s\n", conf, why);
 		return 1;

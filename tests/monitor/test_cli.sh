@@ -147,7 +147,7 @@ irq=$(awk 'NR > 1 && /:/ { print $NF; exit }' /proc/interrupts)
 mkdir -p "$W/open" && chmod 777 "$W/open"
 cat >good.conf <<EOF
 targets = ( { name = "a"; comm = "x"; source = "irq"; irq = "$irq"; deadline = "1ms"; } );
-snapshot = { dir = "$W/not-yet/created"; };
+snapshot = { dir = "/tmp/rtmon-cli-check-$$/created"; };
 EOF
 cat >bad.conf <<EOF
 targets = ( { name = "a"; comm = "x"; source = "irq"; irq = "no_such_irq"; deadline = "1ms"; },
@@ -157,15 +157,15 @@ metrics = { listen = "127.0.0.1:80"; textfile = "$W/no-dir/rtmon.prom"; };
 EOF
 rc=0
 "$B/rtmond" --check -c good.conf >out.txt 2>err.txt || rc=$?
-if [ $rc -eq 0 ] && grep -q 'ok, 1 targets' out.txt && [ ! -e "$W/not-yet" ]; then
-	pass "check/good (irq \"$irq\" of /proc/interrupts, a snapshot.dir to create)"
+if [ $rc -eq 0 ] && grep -q 'ok, 1 targets' out.txt && [ ! -e "/tmp/rtmon-cli-check-$$" ]; then
+	pass "check/good (irq \"$irq\" of /proc/interrupts, a snapshot.dir to create under sticky /tmp)"
 else
 	fail check/good "exit $rc: $(head -c 300 out.txt err.txt)"
 fi
 rc=0
 "$B/rtmond" --check -c bad.conf >out.txt 2>err.txt || rc=$?
 if [ $rc -eq 1 ] && grep -q 'targets.a.irq: no interrupt handler named "no_such_irq"' err.txt &&
-   grep -q "snapshot.dir: .*writable by anyone" err.txt &&
+   grep -q "snapshot.dir: .*/open, where rtmond would create it, is writable by others" err.txt &&
    grep -q 'metrics.textfile: .*no-dir: No such file' err.txt &&
    grep -q 'metrics.listen: port 80 is below 1024' err.txt &&
    grep -q 'bad.conf: 4 problems' err.txt && ! grep -q 'targets.b' err.txt; then
