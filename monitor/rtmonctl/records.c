@@ -301,7 +301,8 @@ int cmd_records(int argc, char **argv, int json)
 		if (n == -EAGAIN) {
 			if (stop && t >= stop)
 				break;
-			poll(&p, 1, stop ? (int)((stop - t) * 1000) + 1 : -1);
+			/* at most a day a wait: the ms stay an int for any duration */
+			poll(&p, 1, stop ? (int)((stop - t < 86400 ? stop - t : 86400) * 1000) + 1 : -1);
 			continue;
 		}
 		if (n == -EBUSY)
@@ -328,5 +329,6 @@ int cmd_records(int argc, char **argv, int json)
 	fflush(stdout);
 	for (i = 0; i <= RTMON_MAX_TARGET_IDS; i++)
 		free(sum.hist[i]);
+	rtmon_close(r);
 	return fail_on_miss && missed ? 3 : 0;
 }
