@@ -18,6 +18,7 @@
 #include <trace/events/irq.h>
 #include <trace/events/sched.h>
 #include <trace/events/timer.h>
+#include <trace/events/workqueue.h>
 
 #include "rtmon.h"
 #include "rtmon_compat.h"
@@ -53,6 +54,7 @@ static struct rtm_cpu rtmon_cpu_quiet;
 static rtm_a32 rtmon_tasks_quiet;
 static DEFINE_PER_CPU(struct rtm_cpu *, rtmon_pc);	/* set before attaching */
 static rtm_a32 *rtmon_tasks_live = &rtmon_tasks_quiet;
+static rtm_a32 *rtmon_cookies_live = &rtmon_tasks_quiet;	/* items queued */
 
 /* Before rtmon_core is published. */
 void rtmon_probes_publish(struct rtm_core *c)
@@ -63,6 +65,7 @@ void rtmon_probes_publish(struct rtm_core *c)
 		if (cpu < c->p.ncpus)
 			WRITE_ONCE(per_cpu(rtmon_pc, cpu), &c->cpus[cpu]);
 	WRITE_ONCE(rtmon_tasks_live, &c->tasks.live);
+	WRITE_ONCE(rtmon_cookies_live, &c->cookies.live);
 }
 
 /* With rtmon_core cleared, before the wait for probes under way. */
@@ -71,6 +74,7 @@ void rtmon_probes_unpublish(void)
 	unsigned int cpu;
 
 	WRITE_ONCE(rtmon_tasks_live, &rtmon_tasks_quiet);
+	WRITE_ONCE(rtmon_cookies_live, &rtmon_tasks_quiet);
 	for_each_possible_cpu(cpu)
 		WRITE_ONCE(per_cpu(rtmon_pc, cpu), &rtmon_cpu_quiet);
 }
@@ -390,6 +394,77 @@ static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 		rtmon_sched_switch_pass(rtmon_sched_switch_track);
 }
 
+/*
+ * Workqueue items (core/rtm_kwork.c): an item queued by a context that
+ * holds a branch carries the chain to the kworker that runs it, woken or
+ * busy with earlier items (no wakeup then). The item's address is its key.
+ */
+static rtmon_slowpath void rtmon_wq_queue_track(void *data,
+						struct work_struct *work)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u32 cpu, ctx;
+
+	if (!c)
+		return;
+	cpu = smp_processor_id();
+	ctx = rtmon_ctx();
+	if (!rtm_kwork_queue_wanted(c, cpu, ctx) || in_nmi())
+		return;
+	rtm_ev_kwork_queue(c, cpu, rtmon_now(), ctx, current->pid,
+			   (u64)(unsigned long)work);
+}
+
+static void rtmon_wq_queue(void *data, int req_cpu,
+			   struct pool_workqueue *pwq, struct work_struct *work)
+{
+	rtmon_bench_empty();
+	rtmon_count(RTMON_P_WQ_QUEUE);
+	if (rtm_waking_gate(__this_cpu_read(rtmon_pc)))
+		rtmon_wq_queue_track(data, work);
+}
+
+static rtmon_slowpath void rtmon_wq_start_track(void *data,
+						struct work_struct *work)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+
+	if (!c || !rtm_kwork_maybe(c, (u64)(unsigned long)work))
+		return;
+	rtm_ev_kwork_start(c, smp_processor_id(), rtmon_now(), current->pid,
+			   current->tgid, current->comm,
+			   (u64)(unsigned long)work);
+}
+
+static void rtmon_wq_start(void *data, struct work_struct *work)
+{
+	rtmon_bench_empty();
+	rtmon_count(RTMON_P_WQ_START);
+	if (rtm_ld32(READ_ONCE(rtmon_cookies_live)))
+		rtmon_wq_start_track(data, work);
+}
+
+static rtmon_slowpath void rtmon_wq_end_track(void *data,
+					      struct work_struct *work)
+{
+	struct rtm_core *c = READ_ONCE(rtmon_core);
+	u32 cpu = smp_processor_id();
+
+	/* the end only closes the item's branch: no clock read */
+	if (c && rtm_kwork_end_wanted(c, cpu))
+		rtm_ev_kwork_end(c, cpu, 0, current->pid,
+				 (u64)(unsigned long)work);
+}
+
+static void rtmon_wq_end(void *data, struct work_struct *work,
+			 work_func_t function)
+{
+	rtmon_bench_empty();
+	rtmon_count(RTMON_P_WQ_END);
+	if (rtm_ld32(&__this_cpu_read(rtmon_pc)->task_cur))
+		rtmon_wq_end_track(data, work);
+}
+
 /* A prototype that drifts from the kernel's fails the build here. */
 static inline void rtmon_check_probe_types(void)
 {
@@ -402,6 +477,9 @@ static inline void rtmon_check_probe_types(void)
 	check_trace_callback_type_hrtimer_expire_exit(rtmon_hrtimer_exit);
 	check_trace_callback_type_sched_waking(rtmon_sched_waking);
 	check_trace_callback_type_sched_switch(rtmon_sched_switch);
+	check_trace_callback_type_workqueue_queue_work(rtmon_wq_queue);
+	check_trace_callback_type_workqueue_execute_start(rtmon_wq_start);
+	check_trace_callback_type_workqueue_execute_end(rtmon_wq_end);
 }
 
 struct rtmon_probe {
@@ -421,6 +499,9 @@ static struct rtmon_probe rtmon_probes[RTMON_NR_PROBES] = {
 	[RTMON_P_HRTIMER_EXIT]	= { "hrtimer_expire_exit",  rtmon_hrtimer_exit },
 	[RTMON_P_SCHED_WAKING]	= { "sched_waking",         rtmon_sched_waking },
 	[RTMON_P_SCHED_SWITCH]	= { "sched_switch",         rtmon_sched_switch },
+	[RTMON_P_WQ_QUEUE]	= { "workqueue_queue_work", rtmon_wq_queue },
+	[RTMON_P_WQ_START]	= { "workqueue_execute_start", rtmon_wq_start },
+	[RTMON_P_WQ_END]	= { "workqueue_execute_end", rtmon_wq_end },
 };
 
 static void rtmon_find_tracepoint(struct tracepoint *tp, void *priv)

@@ -912,11 +912,12 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 	}
 	if (prev_state == RTM_SWITCH_LOCK_WAIT ||
 	    (prev_state == RTM_SWITCH_BLOCKED_D &&
-	     (br->flags & RTM_BF_IRQTHREAD))) {
+	     (br->flags & (RTM_BF_IRQTHREAD | RTM_BF_KWORK)))) {
 		/*
-		 * an rtlock wait, or an IRQ thread's D mid-pass: the task
-		 * goes on when it is woken (a branch found there came
-		 * later: the older is kept), the time in between blocked
+		 * an rtlock wait, or an IRQ thread's D mid-pass (a kworker's
+		 * mid-item): the task goes on when it is woken (a branch
+		 * found there came later: the older is kept), the time in
+		 * between blocked
 		 */
 		if (!rtm_preempt_fold(c, br, ts, NULL))
 			rtm_hop_add(c, cpu, b, RTM_HOP_WAIT, RTM_CTX_TASK,

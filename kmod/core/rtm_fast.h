@@ -102,6 +102,25 @@ static inline bool rtm_waking_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
 	return RTM_CPU_OK(c, cpu) && rtm_waking_wanted_pc(&c->cpus[cpu], ctx);
 }
 
+/* rtm_ev_kwork_queue(): a branch in the queuing context */
+static inline bool rtm_kwork_queue_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
+{
+	return RTM_CPU_OK(c, cpu) && rtm_ctx_busy(&c->cpus[cpu], ctx);
+}
+
+/* rtm_ev_kwork_start(): item work, queued by a chain, maybe waiting */
+static inline bool rtm_kwork_maybe(struct rtm_core *c, u64 work)
+{
+	return rtm_ld32(&c->cookies.live) &&
+	       rtm_htab_maybe(&c->cookies, rtm_cookie_tag(0, work));
+}
+
+/* rtm_ev_kwork_end(): the running task carries a branch */
+static inline bool rtm_kwork_end_wanted(struct rtm_core *c, u32 cpu)
+{
+	return RTM_CPU_OK(c, cpu) && rtm_ld32(&c->cpus[cpu].task_cur);
+}
+
 /* next task (0: the idle task) maybe in the task table */
 static inline bool rtm_switch_in_maybe(struct rtm_core *c, u32 next_pid)
 {

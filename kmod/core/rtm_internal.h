@@ -451,6 +451,8 @@ struct rtm_chain {
 #define RTM_BF_FOLD_BY		0x10	/* ... by the task in pre_by_* */
 #define RTM_BF_FOLD_BLK		0x20	/* ... a wait (blocked), not a
 					 * preemption */
+#define RTM_BF_KWORK		0x40	/* a workqueue item's branch: cookie =
+					 * the work's address (rtm_kwork.c) */
 /* work cookie branch (work_begin): the record flag's own bit, no shift */
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
@@ -927,6 +929,7 @@ static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
 	return tag ? tag : 1;
 }
 
+void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b);
 void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			   u32 tgid, u64 cookie);
 void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,

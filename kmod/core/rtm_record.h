@@ -103,9 +103,13 @@
 					 * out runnable): pid/comm = that task */
 #define RTM_HOP_QUEUED		16	/* the task ending a work item ended
 					 * earlier work then (to 1024 ns
-					 * below), after the item began: the
-					 * item waited for it until then;
+					 * below), after the item began, or a
+					 * kworker started a workqueue item
+					 * it was not woken for: the item
+					 * waited for it until then;
 					 * pid/comm = that task */
+#define RTM_HOP_QUEUE_WORK	17	/* the chain queued a workqueue item
+					 * (queue_work), in hop.ctx; pid 0 */
 
 /* hop.ctx: context the event happened in (for WAKING/RAISE) */
 #define RTM_CTX_TASK		0

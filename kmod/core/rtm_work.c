@@ -2,13 +2,15 @@
 /*
  * rtm_work.c - a work item's cookie branch (librtmon's markers): a branch
  * becomes item (tgid, cookie)'s at its work_begin and completes at its
- * work_end. Called by the marker events (rtm_events.c) and by a pass that
- * adopts a waiting item (rtm_handoff.c); calls only the chain's and the
- * tables' own code.
+ * work_end. Called by the marker events (rtm_events.c), by a pass that
+ * adopts a waiting item (rtm_handoff.c) and by a queued workqueue item
+ * (rtm_kwork.c, its table entry); calls only the chain's and the tables'
+ * own code.
  */
 #include "rtm_internal.h"
 
-static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
+/* b into the cookie table under tag (a same item's branch merged) */
+void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
 {
 	struct rtm_branch *br = rtm_br(c, b), *ob;
 	u32 i, o;
@@ -17,7 +19,8 @@ static void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
 		o = rtm_htab_take(&c->cookies, tag);
 		if (o) {
 			ob = rtm_br(c, o);
-			if (ob->cookie == br->cookie && ob->tgid == br->tgid) {
+			if (ob->cookie == br->cookie && ob->tgid == br->tgid &&
+			    !((ob->flags ^ br->flags) & RTM_BF_KWORK)) {
 				b = rtm_merge(c, cpu, o, b);
 				br = rtm_br(c, b);
 			} else {
@@ -70,7 +73,8 @@ void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	if (!b)
 		return;
 	br = rtm_br(c, b);
-	if (br->cookie != cookie || br->tgid != tgid) {
+	if (br->cookie != cookie || br->tgid != tgid ||
+	    (br->flags & RTM_BF_KWORK)) {
 		/* tag collision with another cookie: put it back */
 		if (rtm_htab_insert(&c->cookies, tag, b)) {
 			rtm_count(c, cpu, RTM_C_DROP_COOKIE);

@@ -189,6 +189,9 @@ static void rtmon_hop_who(char *buf, size_t len, const struct rtm_rec_hop *h)
 	case RTM_HOP_TIMER_RUN:
 		snprintf(buf, len, "timer %u", h->pid);
 		break;
+	case RTM_HOP_QUEUE_WORK:
+		snprintf(buf, len, "workqueue item");
+		break;
 	default:
 		snprintf(buf, len, "%s[%u]", comm[0] ? comm : "?", h->pid);
 	}

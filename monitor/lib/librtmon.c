@@ -330,6 +330,7 @@ const char *rtmon_hop_name(uint32_t type)
 		[RTM_HOP_WAIT] = "wait",
 		[RTM_HOP_PREEMPT] = "preempt",
 		[RTM_HOP_QUEUED] = "queued",
+		[RTM_HOP_QUEUE_WORK] = "queue_work",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ?

@@ -137,6 +137,9 @@ enum rx_kev_type {
 	RX_KEV_WORK_END,
 	RX_KEV_LOCK_BEGIN,	/* lock:contention_begin (flags: lock_rt) */
 	RX_KEV_LOCK_END,	/* lock:contention_end */
+	RX_KEV_KWORK_QUEUE,	/* workqueue_queue_work (cookie: the work) */
+	RX_KEV_KWORK_START,	/* workqueue_execute_start */
+	RX_KEV_KWORK_END,	/* workqueue_execute_end */
 };
 
 /* one kernel event, parsed: what each event type uses is set */

@@ -179,9 +179,11 @@ static struct dat_ev *dat_event(struct tep_record *rec)
 		}
 	} else if (!strcmp(ev->system, "workqueue")) {
 		if (!strcmp(ev->name, "workqueue_queue_work"))
-			d->type = RX_KEV_WORK_BEGIN;
+			d->type = RX_KEV_KWORK_QUEUE;
+		else if (!strcmp(ev->name, "workqueue_execute_start"))
+			d->type = RX_KEV_KWORK_START;
 		else if (!strcmp(ev->name, "workqueue_execute_end"))
-			d->type = RX_KEV_WORK_END;
+			d->type = RX_KEV_KWORK_END;
 		if (d->type != RX_KEV_OTHER)
 			d->f[0] = need(ev, "work");
 	}
@@ -303,6 +305,13 @@ static struct tep_event *dat_record(struct tep_record *rec)
 		e.lock_rt = num(rec, d->f[0]) & 8;	/* LCB_F_RT */
 		break;
 	case RX_KEV_LOCK_END:
+		break;
+	case RX_KEV_KWORK_START:
+		comm_copy(e.comm, tep_data_comm_from_pid(tep, (int)e.pid));
+		/* fall through */
+	case RX_KEV_KWORK_QUEUE:
+	case RX_KEV_KWORK_END:
+		e.cookie = num(rec, d->f[0]);
 		break;
 	case RX_KEV_WORK_BEGIN:
 	case RX_KEV_WORK_END:

@@ -360,15 +360,16 @@ static void ftrace_line(char *line)
 		e.type = RX_KEV_LOCK_END;
 	} else if (!strcmp(ev, "workqueue_queue_work")) {
 		if (ft_num(q, "work struct", 16, &x)) {
-			e.type = RX_KEV_WORK_BEGIN;
+			e.type = RX_KEV_KWORK_QUEUE;
 			e.cookie = x;
-			e.work_comm = true;
 		}
-	} else if (!strcmp(ev, "workqueue_execute_end")) {
+	} else if (!strcmp(ev, "workqueue_execute_start") ||
+		   !strcmp(ev, "workqueue_execute_end")) {
 		const char *w = strstr(q, "work struct ");
 
 		if (w) {
-			e.type = RX_KEV_WORK_END;
+			e.type = !strcmp(ev, "workqueue_execute_start") ?
+				 RX_KEV_KWORK_START : RX_KEV_KWORK_END;
 			e.cookie = strtoull(w + 12, NULL, 16);
 		}
 	}

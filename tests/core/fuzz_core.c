@@ -304,6 +304,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 22:
 			set_target(c, a, b);
 			break;
+		case 24:
+			UNLESS_WANTED_NOOP(rtm_kwork_queue_wanted(c, cpu, (a >> 6) & 3),
+					   rtm_ev_kwork_queue(c, cpu, ts, (a >> 6) & 3,
+							      a & 15, b & 7));
+			break;
+		case 25:
+			UNLESS_WANTED_NOOP(rtm_kwork_maybe(c, b & 7),
+					   rtm_ev_kwork_start(c, cpu, ts, a & 15, 0,
+							      (b & 0x80) ? NULL : cm,
+							      b & 7));
+			break;
+		case 26:
+			UNLESS_WANTED_NOOP(rtm_kwork_end_wanted(c, cpu),
+					   rtm_ev_kwork_end(c, cpu, ts, a & 15, b & 7));
+			break;
 		case 23:
 			/* out-of-range cpu must be ignored */
 			rtm_ev_switch(c, NCPU + (a & 3), ts, 1, 1, 2, 2, cm, NULL);

@@ -64,6 +64,15 @@ $RTMONCTL targets add --name model --irq "$irq" --comm model_reader --end switch
 n=${MODEL_EVENTS:-300}
 modes=${MODEL_MODES:-direct bus lock mutex work}
 for mode in $modes; do
+	# (before the record reader: it stops after 2 s without a record)
+	if [ -n "${MODEL_RECORD:-}" ]; then
+		trace-cmd start -C mono -b 4096 -e sched:sched_switch \
+			-e sched:sched_waking -e irq -e lock:contention_begin \
+			-e lock:contention_end -e workqueue:workqueue_queue_work \
+			-e workqueue:workqueue_execute_start \
+			-e workqueue:workqueue_execute_end >"$T/$mode.rec" 2>&1 ||
+			fail "trace-cmd start failed: $(tail -n 5 "$T/$mode.rec")"
+	fi
 	$RTMONCTL records --json -t 2 >"$T/$mode.jsonl" &
 	reader=$!
 	sleep 0.3
@@ -73,6 +82,16 @@ for mode in $modes; do
 	firer=$!
 	wait $firer || fail "model_reader $mode (exit $?): $(cat "$T/$mode.out")"
 	firer=
+	if [ -n "${MODEL_RECORD:-}" ]; then
+		trace-cmd stop
+		trace-cmd extract -o "$T/$mode.dat" >>"$T/$mode.rec" 2>&1 ||
+			fail "trace-cmd extract failed: $(tail -n 3 "$T/$mode.rec")"
+		trace-cmd reset >/dev/null 2>&1 || true
+		"$RTMON_TOP/build/core/rtmon-replay" --json \
+			--target name=model_reader,source=irq:"$irq",end=switch_in,deadline=50ms \
+			"$T/$mode.dat" >"$T/$mode.replay" 2>"$T/$mode.replay.err" ||
+			fail "rtmon-replay failed on the recording: $(tail -n 3 "$T/$mode.replay.err")"
+	fi
 	wait $reader || fail "rtmonctl records failed"
 	reader=
 	cat "$T/$mode.out"
@@ -82,7 +101,7 @@ done
 grep -E '^  (irq threads|work untraced|drops)' /proc/rtmon/status || true
 
 python3 - "$T" "$n" "$irq" "$xfer_us" "$rt" $modes <<'PY' || fail "model-device: the records disagree with the device (above)"
-import json, sys
+import json, os, sys
 T, n, irq, xfer_us, rt = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 modes = sys.argv[6:]
 print(f"{'mode':7} {'records':>8} {'awake':>6} {'running':>7} {'with wait':>9} {'merged':>7} {'wait->run us med/min':>22} {'latency us med/max':>20}")
@@ -129,6 +148,45 @@ for mode in modes:
                        f"{nosleep} transfers done before it waited")
         if lat[0] < xfer_us * 1000:
             bad.append(f"bus: a latency of {lat[0]} ns, shorter than the {xfer_us} us transfer")
+    if mode == "workbusy":
+        # the item queued while the kworker runs a long one: the chain
+        # goes through it (hop queue_work), queued behind the kworker;
+        # a kworker done with the long item first is woken for it
+        kw = lambda h: h["event"] in ("waking", "switch_in") and h["comm"].startswith("kworker/")
+        qw = sum(any(h["event"] == "queue_work" for h in r["hops"]) for r in recs)
+        woken = sum(not any(h["event"] == "queue_work" for h in r["hops"]) and
+                    any(kw(h) for h in r["hops"]) for r in recs)
+        qd = sum(any(h["event"] == "queued" for h in r["hops"]) for r in recs)
+        print(f"workbusy: {qw} of {len(recs)} records through the queued item ({qd} queued behind "
+              f"the busy kworker), {woken} through a kworker woken for it")
+        if qw + woken < len(recs) or not qd:
+            bad.append(f"workbusy: {len(recs) - qw - woken} records through no kworker, {qd} queued")
+    if os.path.exists(f"{T}/{mode}.replay"):
+        # the same run recorded by trace-cmd and replayed: the same chains
+        # (joined by start, within 200 us: two clock reads of one
+        # tracepoint under emulation), the same hops for >= 98%
+        rep = [json.loads(l) for l in open(f"{T}/{mode}.replay")]
+        rep = sorted((q for q in rep if q.get("type") == "record" and "timeout" not in q["flags"]),
+                     key=lambda q: q["start_ns"])
+        # (the replay's hops name their event "type")
+        hops = lambda r: [(h.get("event", h.get("type")), h["pid"], h["cpu"]) for h in r["hops"]]
+        lo = min((q["start_ns"] for q in rep), default=0)
+        hi = max((q["end_ns"] for q in rep), default=0)
+        m_in = [r for r in recs if lo - 1000000 <= r["start_ns"] and r["end_ns"] <= hi + 1000000]
+        used, pairs = set(), []
+        for r in m_in:
+            best = min(((abs(q["start_ns"] - r["start_ns"]), i) for i, q in enumerate(rep)
+                        if i not in used and q["pid"] == r["pid"] and
+                        abs(q["start_ns"] - r["start_ns"]) <= 200000), default=None)
+            if best:
+                used.add(best[1])
+                pairs.append((r, rep[best[1]]))
+        same = sum(hops(r) == hops(q) for r, q in pairs)
+        print(f"{mode} replayed: module {len(m_in)}, replay {len(rep)}, joined {len(pairs)}, same hops {same}")
+        for r, q in [(r, q) for r, q in pairs if hops(r) != hops(q)][:2]:
+            print(f"  hops differ: module {hops(r)} replay {hops(q)}")
+        if len(pairs) * 100 < 98 * max(len(m_in), len(rep)) or same * 100 < 98 * len(pairs):
+            bad.append(f"{mode}: replay and module disagree")
     if mode == "lock" and rt and not waits:
         bad.append(f"lock (PREEMPT_RT): no record waited for the lock")
 assert not bad, "; ".join(bad)

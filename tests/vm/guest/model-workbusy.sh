@@ -3,8 +3,10 @@
 # cpu's kworker runs a long item; the IRQ thread queues the device's work
 # item, which runs after it in the same kworker, with no wakeup to follow.
 # Every interrupt must still have its record (model-device.sh's checks,
-# for this mode only). Known failure until the core follows
-# workqueue_queue_work to workqueue_execute_start (suite.list).
+# for this mode only), through the queued item (hop queue_work), queued
+# behind the busy kworker; the same run recorded with trace-cmd and
+# replayed gives the same chains.
 # timeout: 240
 MODEL_MODES=workbusy
+MODEL_RECORD=1
 . "$RTMON_TOP/tests/vm/guest/model-device.sh"

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Chains through kernel workqueue items (rtm_kwork.c): an IRQ thread or a
+ * hard IRQ handler queues an item that a kworker runs, busy with earlier
+ * items (no wakeup) or woken for it; the item wakes the reader. One
+ * "PASS: kwork_name" or "FAIL: ..." line per case; exit 1 if any failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtm_core.h"
+#include "rtm_internal.h"	/* the kworker's slot after its item ends */
+#define UNIT_PREFIX "kwork_"
+#include "unit.h"
+
+#define IRQ	7
+#define ITHR	100	/* irq/7-model */
+#define KWORKER	200	/* kworker/1:1 */
+#define READER	300
+#define WORK	0xffff888004a1c0e8ull
+
+static char c_ithr[RTM_COMM_LEN], c_kw[RTM_COMM_LEN], c_rd[RTM_COMM_LEN];
+
+static void comm(char *dst, const char *s)
+{
+	memset(dst, 0, RTM_COMM_LEN);
+	strncpy(dst, s, RTM_COMM_LEN - 1);
+}
+
+static struct rtm_core *setup(void)
+{
+	struct rtm_target_spec t;
+	struct rtm_params p;
+	struct rtm_core *c;
+
+	rtm_params_default(&p, 2);
+	c = mk(&p);
+	memset(&t, 0, sizeof(t));
+	comm(t.comm, "reader");
+	t.src = RTM_SRC_IRQ;
+	t.irq = IRQ;
+	t.end = RTM_END_SWITCH_IN;
+	if (rtm_core_set_target(c, 0, &t))
+		return NULL;
+	comm(c_ithr, "irq/7-model");
+	comm(c_kw, "kworker/1:1");
+	comm(c_rd, "reader");
+	return c;
+}
+
+static int drain(struct rtm_core *c, struct rtm_record *last)
+{
+	struct rtm_record r;
+	unsigned int k;
+	int n = 0;
+
+	for (k = 0; k < 2; k++)
+		while (rtm_core_read(c, k, &r)) {
+			*last = r;
+			n++;
+		}
+	return n;
+}
+
+/* the path's hop of type type (-1: none) */
+static int hop_of(const struct rtm_record *r, unsigned int type)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nhops; i++)
+		if (r->hops[i].type == type)
+			return (int)i;
+	return -1;
+}
+
+static unsigned long long blame_sum(const struct rtm_record *r)
+{
+	unsigned long long s = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTM_BLAME_NR; i++)
+		s += r->blame.ns[i];
+	return s;
+}
+
+/* IRQ at ts on cpu 0: its thread woken, switched in, queues the item */
+static void irq_thread_queues(struct rtm_core *c, unsigned long long ts)
+{
+	rtm_ev_irq_entry(c, 0, ts, IRQ);
+	rtm_ev_irq_exit(c, 0, ts + 10, IRQ, 1, ITHR);
+	rtm_ev_waking(c, 0, ts + 15, RTM_CTX_HARDIRQ, 0, ITHR, ITHR, c_ithr);
+	rtm_ev_switch(c, 0, ts + 100, 0, 0, ITHR, ITHR, c_ithr, NULL);
+	rtm_ev_kwork_queue(c, 0, ts + 200, RTM_CTX_TASK, ITHR, WORK);
+}
+
+/*
+ * The kworker on cpu 1 runs a long item: the queued one starts after it
+ * with no wakeup (the model device's workbusy mode). The chain goes on
+ * from the item: queued from the queueing to its start, the kworker the
+ * culprit; the item's wakeup of the reader ends the chain at its
+ * switch_in. Once the item ended, the kworker's wakeups are not the
+ * chain's.
+ */
+static void t_busy_kworker(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+	int q, qd;
+
+	begin("busy_kworker_runs_the_item_without_a_wakeup");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	rtm_ev_switch(c, 1, 500, 0, 0, KWORKER, 0, c_kw, NULL);
+	rtm_ev_kwork_start(c, 1, 600, KWORKER, 0, c_kw, 0x1111);
+	irq_thread_queues(c, 1000);
+	/* the IRQ thread's pass is over: it waits for its next interrupt */
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_kwork_end(c, 1, 5000, KWORKER, 0x1111);
+	rtm_ev_kwork_start(c, 1, 5100, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 5400, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 5500, KWORKER, WORK);
+	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
+	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(r.latency_ns == 5000 && r.target_pid == READER);
+	q = hop_of(&r, RTM_HOP_QUEUE_WORK);
+	qd = hop_of(&r, RTM_HOP_QUEUED);
+	CHECK(q >= 0 && qd == q + 1);
+	if (q >= 0 && qd == q + 1) {
+		CHECK(r.hops[q].ts_ns == 1200 && r.hops[q].ctx == RTM_CTX_TASK);
+		CHECK(r.hops[qd].ts_ns == 5100 && r.hops[qd].pid == KWORKER);
+	}
+	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_QUEUED] == 3900);
+	CHECK(r.blame.culprit[0].pid == KWORKER &&
+	      r.blame.culprit[0].category == RTM_BLAME_QUEUED &&
+	      r.blame.culprit[0].ns == 3900);
+	rtm_ev_switch(c, 0, 6100, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 6200, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * A kworker woken for the item: its wakeup's branch carries the chain
+ * (runnable, not queued), the item's own branch gives way; after the
+ * item's end a second wakeup by the kworker starts nothing.
+ */
+static void t_woken_kworker(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+
+	begin("woken_kworker_keeps_its_wakeup");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_waking(c, 0, 1210, RTM_CTX_TASK, ITHR, KWORKER, 0, c_kw);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 1800, 0, 0, KWORKER, 0, c_kw, NULL);
+	rtm_ev_kwork_start(c, 1, 1850, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 1900, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 1950, KWORKER, WORK);
+	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
+	rtm_ev_switch(c, 0, 2500, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(r.latency_ns == 1500);
+	CHECK(hop_of(&r, RTM_HOP_QUEUED) < 0 && hop_of(&r, RTM_HOP_QUEUE_WORK) < 0);
+	CHECK(blame_sum(&r) == r.latency_ns && !r.blame.ns[RTM_BLAME_QUEUED]);
+	rtm_ev_switch(c, 0, 2600, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 2700, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * An item queued by a hard IRQ handler (no IRQ thread), that waits in D
+ * in the middle (a bus transfer): the wait is blocked, the chain goes on
+ * when the kworker runs again.
+ */
+static void t_hardirq_item_waits(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+
+	begin("hardirq_queued_item_waits_mid_item");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	rtm_ev_switch(c, 1, 500, 0, 0, KWORKER, 0, c_kw, NULL);
+	rtm_ev_irq_entry(c, 1, 1000, IRQ);
+	rtm_ev_kwork_queue(c, 1, 1050, RTM_CTX_HARDIRQ, KWORKER, WORK);
+	rtm_ev_irq_exit(c, 1, 1100, IRQ, 0, 0);
+	rtm_ev_kwork_start(c, 1, 1200, KWORKER, 0, c_kw, WORK);
+	rtm_ev_switch(c, 1, 1300, KWORKER, RTM_SWITCH_BLOCKED_D, 0, 0, NULL,
+		      NULL);
+	rtm_ev_waking(c, 0, 3000, RTM_CTX_HARDIRQ, 0, KWORKER, 0, c_kw);
+	rtm_ev_switch(c, 1, 3100, 0, 0, KWORKER, 0, c_kw, NULL);
+	rtm_ev_waking(c, 1, 3200, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 3300, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 3500, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(r.latency_ns == 2500);
+	CHECK(hop_of(&r, RTM_HOP_QUEUE_WORK) >= 0 &&
+	      hop_of(&r, RTM_HOP_WAIT) >= 0);
+	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_BLOCKED] == 1800);
+	rtm_ev_switch(c, 0, 3600, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 3700, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/* an item nobody runs (cancelled) is pruned with its chain: nothing leaks */
+static void t_item_never_runs(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+
+	begin("cancelled_item_leaks_nothing");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	rtm_ev_kwork_start(c, 1, 10000000100ull, KWORKER, 0, c_kw, WORK);
+	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
+	CHECK(drain(c, &r) == 0);
+	rtm_ev_tick(c, 0, 20000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+int main(void)
+{
+	t_busy_kworker();
+	t_woken_kworker();
+	t_hardirq_item_waits();
+	t_item_never_runs();
+	free(mem);
+	return failed;
+}
