@@ -30,7 +30,8 @@ KMOD_BOARD := $(BOARD)
 endif
 BOARD ?= qemu-x86_64-rt
 
-all: kmod user
+# user space first: without a kernel build tree it is built, and kmod says why not
+all: user kmod
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
