@@ -3,7 +3,7 @@
  * records.c - rtmonctl records: chain records as the module hands them out,
  * and a summary of them at exit (for CI: --duration, --fail-on-miss).
  */
-#define _GNU_SOURCE
+#define _GNU_SOURCE		/* ppoll */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -226,6 +226,7 @@ int cmd_records(int argc, char **argv, int json)
 		{ 0 }
 	};
 	struct sigaction sa = { .sa_handler = on_stop_signal };
+	sigset_t stops, waiting;
 	int stamp = 0, misses_only = 0, quiet = 0, summary = !json, fail_on_miss = 0;
 	double timeout = -1, idle_end, end_at = 0;
 	struct rec_summary sum = { 0 };
@@ -284,6 +285,15 @@ int cmd_records(int argc, char **argv, int json)
 	load_target_names(r);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/*
+	 * the stop signals come only inside the wait (ppoll), so none falls
+	 * between the loop's test and the wait; one held back while records
+	 * stream is seen pending
+	 */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &waiting);
 	sum.start_s = now_s();
 	if (end_at)
 		end_at += sum.start_s;
@@ -301,8 +311,15 @@ int cmd_records(int argc, char **argv, int json)
 		if (n == -EAGAIN) {
 			if (stop && t >= stop)
 				break;
-			/* at most a day a wait: the ms stay an int for any duration */
-			poll(&p, 1, stop ? (int)((stop - t < 86400 ? stop - t : 86400) * 1000) + 1 : -1);
+			if (stop) {
+				double w = stop - t + 0.001;
+				struct timespec ts = { (time_t)w,
+					(long)((w - (double)(time_t)w) * 1e9) };
+
+				ppoll(&p, 1, &ts, &waiting);
+			} else {
+				ppoll(&p, 1, NULL, &waiting);
+			}
 			continue;
 		}
 		if (n == -EBUSY)
@@ -323,7 +340,16 @@ int cmd_records(int argc, char **argv, int json)
 				print_record(&recs[i], json, stamp, wall_off);
 		}
 		idle_end = now_s() + timeout;
+		if (!records_stop) {
+			sigset_t pend;
+
+			records_stop = !sigpending(&pend) &&
+				       (sigismember(&pend, SIGINT) == 1 ||
+					sigismember(&pend, SIGTERM) == 1);
+		}
 	}
+	/* a stop signal held back is taken now, by the handler */
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
 	if (summary || quiet)
 		json ? summary_json(&sum) : summary_text(&sum);
 	fflush(stdout);
