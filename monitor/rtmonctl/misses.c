@@ -141,7 +141,8 @@ int cmd_misses(int argc, char **argv, int json)
 	};
 	long n = -1, total = 0, i;
 	long long since = 0;
-	const char *target = NULL, *first_load = NULL;
+	const char *target = NULL;
+	char *first_load = NULL;
 	json_t **all = NULL;
 	char *line = NULL, *end;
 	int c, loads = 0;
@@ -181,18 +182,26 @@ int cmd_misses(int argc, char **argv, int json)
 
 		if (!m)
 			continue;
+		/*
+		 * more than one module load in the file (a line without a
+		 * load_id its own, "?"): the seq alone names no miss, filtered
+		 * or not ('show' looks at them all)
+		 */
+		load = json_string_value(json_object_get(m, "load_id")) ?: "";
+		if (!first_load) {
+			first_load = strdup(load);
+			if (!first_load)
+				fail(ENOMEM, "misses");
+			loads = 1;
+		} else if (loads == 1 && strcmp(load, first_load)) {
+			loads = 2;
+		}
 		if ((target && (!json_is_string(json_object_get(m, "target_name")) ||
 				strcmp(json_string_value(json_object_get(m, "target_name")), target))) ||
 		    (since && json_integer_value(json_object_get(m, "wall_ns")) < since)) {
 			json_decref(m);
 			continue;
 		}
-		/* more than one module load: the seq alone does not name a miss */
-		load = json_string_value(json_object_get(m, "load_id"));
-		if (load && !first_load)
-			first_load = load, loads = 1;
-		else if (load && loads == 1 && strcmp(load, first_load))
-			loads = 2;
 		all = realloc(all, (size_t)(total + 1) * sizeof(*all));
 		if (!all)
 			fail(ENOMEM, "misses");
@@ -200,6 +209,7 @@ int cmd_misses(int argc, char **argv, int json)
 	}
 	fclose(f);
 	free(line);
+	free(first_load);
 	if (!json)
 		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", "seq", "time", "target",
 		       "kind", "latency", "deadline", "task", "snapshot");
@@ -224,8 +234,9 @@ int cmd_misses(int argc, char **argv, int json)
 				 (long long)json_integer_value(json_object_get(m, "pid")));
 		else
 			snprintf(who, sizeof(who), "-");	/* open: no task yet */
-		snprintf(id, sizeof(id), "%s%s%lld", loads > 1 && load ? rtmon_term(t1, sizeof(t1), load) : "",
-			 loads > 1 && load ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
+		snprintf(id, sizeof(id), "%s%s%lld",
+			 loads > 1 ? (load ? rtmon_term(t1, sizeof(t1), load) : "?") : "",
+			 loads > 1 ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
 		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", id,
 		       wall_text(m, tm, sizeof(tm), 0) ?: "-",
 		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "target_name")) ?: "-"),

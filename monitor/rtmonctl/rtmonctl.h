@@ -40,8 +40,9 @@ FILE *rtmond_misses_open(void);
 struct rtmond_miss_id {
 	long long seq;
 	char load[24];		/* hex, misses.jsonl's load_id */
+	int no_load_id;		/* "?:SEQ": a line without one (older rtmond) */
 };
-/* "SEQ" or "LOAD:SEQ" into *id; a usage error (exit 2) unless one. */
+/* "SEQ", "LOAD:SEQ" or "?:SEQ" into *id; a usage error (exit 2) unless one. */
 void rtmond_miss_id_arg(const char *arg, struct rtmond_miss_id *id);
 /* The line of misses.jsonl of miss ARG (the last one); fails if none. */
 json_t *rtmond_miss_find(const char *arg);

@@ -83,7 +83,8 @@ void rtmond_miss_id_arg(const char *arg, struct rtmond_miss_id *id)
 	char *end;
 
 	id->load[0] = 0;
-	if (colon) {
+	id->no_load_id = colon == arg + 1 && arg[0] == '?';
+	if (colon && !id->no_load_id) {
 		size_t n = (size_t)(colon - arg), i;
 
 		for (i = 0; i < n && isxdigit((unsigned char)arg[i]); i++)
@@ -155,7 +156,7 @@ json_t *rtmond_misses_get(json_t *index, const struct rtmond_miss_id *id)
 
 	snprintf(key, sizeof(key), "%lld", id->seq);
 	loads = json_object_get(index, key);
-	if (id->load[0] || !loads)
+	if (id->load[0] || id->no_load_id || !loads)
 		return json_object_get(loads, id->load);
 	if (json_object_size(loads) == 1) {
 		json_object_foreach(loads, load, m)

@@ -391,6 +391,34 @@ else
 	fail miss-ids "exit $lrc: $(head -c 300 show.err) $(head -c 300 show.txt) $(head -n 3 misses.txt)"
 fi
 
+# a filter that leaves one load's lines still names them LOAD:SEQ ('show'
+# looks at the whole file); a line without a load_id (an older rtmond's)
+# is "?:SEQ"
+mkdir -p "$W/loads2"
+python3 - "$W/bn/misses.jsonl" "$W/loads2/misses.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+with open(sys.argv[2], "w") as o:
+    for x in lines:
+        y = dict(x)
+        y.pop("load_id", None)
+        y["wall_ns"] = 946684800 * 10**9 + x["seq"]	# 2000-01-01
+        o.write(json.dumps(y, separators=(",", ":")) + "\n")
+    for x in lines:
+        x["load_id"] = "a1"
+        o.write(json.dumps(x, separators=(",", ":")) + "\n")
+PY
+if "$RTMONCTL" misses --dir "$W/loads2" --since "2001-01-01 00:00" >misses.txt 2>show.err &&
+   [ "$(grep -Ec '^a1:[0-9]+ ' misses.txt)" = 10 ] && ! grep -Eq '^[?0-9]' misses.txt &&
+   "$RTMONCTL" misses --dir "$W/loads2" >misses.txt 2>show.err &&
+   [ "$(grep -Ec '^\?:[0-9]+ ' misses.txt)" = 10 ] &&
+   "$RTMONCTL" show "?:3" --dir "$W/loads2" >show.txt 2>show.err &&
+   ! grep -q "module load" show.txt; then
+	pass "miss-ids-filtered (a filter leaving one load: still LOAD:SEQ; ?:SEQ for lines without a load_id)"
+else
+	fail miss-ids-filtered "$(head -c 300 show.err) $(head -n 3 misses.txt)"
+fi
+
 # ---- items 9 and 15: the writer thread
 writer_test() {
 	local dir=$W/wr tr=$W/strace.out rpid got acks bad st
