@@ -17,20 +17,31 @@
 
 #define PROC_INTERRUPTS	"/proc/interrupts"
 
-/* Whether an action of /proc/interrupts is called name (its last columns). */
+/*
+ * Whether an action of /proc/interrupts is called name: the module
+ * matches action names alone. On a numbered line they follow the counts,
+ * the chip and the trigger, after the line's last run of spaces, joined
+ * by ", ".
+ */
 static int irq_name_known(FILE *f, const char *name)
 {
-	char line[4096], *tok, *save;
+	char line[4096], *p, *act, *tok, *save;
 
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
-		if (!strchr(line, ':'))
+		for (p = line; *p == ' '; p++)
+			;
+		if (*p < '0' || *p > '9')	/* the header, NMI:, LOC: ... */
 			continue;
-		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-			size_t n = strlen(tok);
-
-			if (n && tok[n - 1] == ',')	/* "name1, name2" */
-				tok[n - 1] = 0;
+		line[strcspn(line, "\n")] = 0;
+		act = NULL;
+		for (p = line; (p = strstr(p, "  ")); p++)
+			act = p;
+		if (!act)
+			continue;
+		for (tok = strtok_r(act, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			while (*tok == ' ')
+				tok++;
 			if (!strcmp(tok, name))
 				return 1;
 		}

@@ -174,6 +174,17 @@ else
 	fail check/every-problem "exit $rc: $(head -c 600 err.txt)"
 fi
 
+# only an action's name is an IRQ name, not another column of its line
+chip=$(awk '$1 ~ /^[0-9]+:$/ && NF >= 4 { print $(NF - 2); exit }' /proc/interrupts)
+printf 'targets = ( { name = "a"; comm = "x"; source = "irq"; irq = "%s"; deadline = "1ms"; } );\n' "$chip" >chip.conf
+rc=0
+"$B/rtmond" --check -c chip.conf >out.txt 2>err.txt || rc=$?
+if [ $rc -eq 1 ] && grep -qF "targets.a.irq: no interrupt handler named \"$chip\"" err.txt; then
+	pass "check/not-an-action (\"$chip\", a chip column of /proc/interrupts, refused)"
+else
+	fail check/not-an-action "\"$chip\": exit $rc: $(head -c 300 out.txt err.txt)"
+fi
+
 # usage errors: exit 2, the message, the command's --help named
 run() {
 	local name=$1 want=$2 msg=$3 rc=0
