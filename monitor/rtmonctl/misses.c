@@ -110,10 +110,15 @@ static long long since_arg(const char *s)
 	time_t t;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (!rtmon_parse_duration(s, &ago))
-		return (long long)now.tv_sec * 1000000000 + now.tv_nsec - (long long)ago;
+	if (!rtmon_parse_duration(s, &ago)) {
+		long long now_ns = (long long)now.tv_sec * 1000000000 + now.tv_nsec;
+
+		/* longer ago than the epoch: every miss (0 would mean no --since) */
+		return ago < (uint64_t)now_ns ? now_ns - (long long)ago : 1;
+	}
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		const char *end;
+		struct tm want;
 
 		t = now.tv_sec;
 		localtime_r(&t, &tm);	/* the date of today for "HH:MM" */
@@ -122,9 +127,14 @@ static long long since_arg(const char *s)
 		if (!end || *end)
 			continue;
 		tm.tm_isdst = -1;
+		want = tm;
 		t = mktime(&tm);
-		if (t != (time_t)-1)
-			return (long long)t * 1000000000;
+		/* a date mktime() moved (02-31) is no date; the ns fit 64 bits */
+		if (t == (time_t)-1 || t < 0 || t > INT64_MAX / 1000000000 ||
+		    tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon ||
+		    tm.tm_year != want.tm_year)
+			break;
+		return (long long)t * 1000000000;
 	}
 	usage_error("bad --since '%s' (a duration ago: 30min, 2h; or a local time: "
 		    "2026-12-02 10:00, 10:00:30)", s);

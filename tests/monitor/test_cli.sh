@@ -203,6 +203,8 @@ run records/bad-option 2 "Try 'rtmonctl records --help'" records --bogus
 run records/bad-count 2 "bad count '0'" records -n 0
 run unknown-command 2 "unknown command 'recods'" "$R" recods
 run targets/deadline-zero 2 "a deadline must be more than 0" "$R" targets add --comm x --deadline 0us
+run misses/no-such-date 2 "bad --since '2026-02-31 10:00'" "$R" misses --since "2026-02-31 10:00"
+run misses/past-2262 2 "bad --since '2300-01-01 00:00'" "$R" misses --since "2300-01-01 00:00"
 run replay/unitless 2 "bad target value deadline='100'" "$REPLAY" --target name=x,deadline=100
 # a cookie is decimal or 0x-hex, never octal (no module here: exit 1 after parsing)
 run mark/decimal 1 "rtmon-mark: begin 10: " "$B/rtmon-mark" begin 010

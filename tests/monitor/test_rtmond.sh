@@ -385,8 +385,9 @@ if [ $lrc -eq 1 ] && grep -q "miss 3 is in 2 module loads (a1:3, b2:3): give LOA
    [ "$(grep -Ec '^(a1|b2):[0-9]+ +[0-9]{2}-[0-9]{2} [0-9:]{8}\.[0-9]{3} ' misses.txt)" = 20 ] &&
    [ "$("$RTMONCTL" misses --dir "$W/loads" --target nobody | wc -l)" = 1 ] &&
    [ "$("$RTMONCTL" misses --dir "$W/loads" --since 1min | wc -l)" = 1 ] &&
-   [ "$("$RTMONCTL" --json misses --dir "$W/loads" --since "2000-01-01 00:00" | wc -l)" = 20 ]; then
-	pass "miss-ids (seq 3 of 2 loads refused, b2:3 shown with its time; 20 LOAD:SEQ rows; --target, --since)"
+   [ "$("$RTMONCTL" --json misses --dir "$W/loads" --since "2000-01-01 00:00" | wc -l)" = 20 ] &&
+   [ "$("$RTMONCTL" --json misses --dir "$W/loads" --since 100000d | wc -l)" = 20 ]; then
+	pass "miss-ids (seq 3 of 2 loads refused, b2:3 shown with its time; 20 LOAD:SEQ rows; --target, --since, --since longer ago than the epoch)"
 else
 	fail miss-ids "exit $lrc: $(head -c 300 show.err) $(head -c 300 show.txt) $(head -n 3 misses.txt)"
 fi
