@@ -24,7 +24,11 @@ struct pctx {
 	char *err;
 	size_t errlen;
 	unsigned int nerr;	/* errors in err so far */
+	int full;		/* err full: the rest said to be left out */
 };
+
+/* err's end kept for the note that errors were left out */
+#define PERR_NOTE	"\n(more errors not shown)"
 
 static int __attribute__((format(printf, 4, 5)))
 perr(struct pctx *p, const config_setting_t *s, const char *key, const char *fmt, ...)
@@ -32,15 +36,22 @@ perr(struct pctx *p, const config_setting_t *s, const char *key, const char *fmt
 	const char *file = s ? config_setting_source_file(s) : NULL;
 	int line = s ? (int)config_setting_source_line(s) : 0;
 	size_t n = p->nerr++ ? strlen(p->err) : 0;
+	size_t room = p->errlen > sizeof(PERR_NOTE) ? p->errlen - sizeof(PERR_NOTE) : 0;
 	va_list ap;
 
-	if (n + 1 >= p->errlen)
+	if (p->full)
 		return -1;
-	n += (size_t)snprintf(p->err + n, p->errlen - n, "%s%s:%d: %s: ", n ? "\n" : "",
+	if (n + 1 >= room) {
+		if (n && n + sizeof(PERR_NOTE) <= p->errlen)
+			memcpy(p->err + n, PERR_NOTE, sizeof(PERR_NOTE));
+		p->full = 1;
+		return -1;
+	}
+	n += (size_t)snprintf(p->err + n, room - n, "%s%s:%d: %s: ", n ? "\n" : "",
 			      file ? file : p->name, line, key);
-	if (n < p->errlen) {
+	if (n < room) {
 		va_start(ap, fmt);
-		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+		vsnprintf(p->err + n, room - n, fmt, ap);
 		va_end(ap);
 	}
 	return -1;
@@ -612,7 +623,7 @@ static void init_cfg(config_t *cfg)
 
 int rtmond_config_load(const char *path, struct rtmond_config *c, char *err, size_t errlen)
 {
-	struct pctx p = { path, err, errlen, 0 };
+	struct pctx p = { path, err, errlen, 0, 0 };
 	config_t cfg;
 	FILE *f;
 	int ok;
@@ -634,7 +645,7 @@ int rtmond_config_load(const char *path, struct rtmond_config *c, char *err, siz
 int rtmond_config_parse(const char *text, const char *name, struct rtmond_config *c,
 			char *err, size_t errlen)
 {
-	struct pctx p = { name, err, errlen, 0 };
+	struct pctx p = { name, err, errlen, 0, 0 };
 	config_t cfg;
 	int ok;
 

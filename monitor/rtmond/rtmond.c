@@ -108,11 +108,20 @@ static int snap_conf_differs(const struct rtmond_config *a, const struct rtmond_
 	       a->max_disk != b->max_disk || a->max_age_ns != b->max_age_ns;
 }
 
+/* the configuration's errors (newline-joined), a log line each */
+static void log_config_errors(const char *what, char *err)
+{
+	char *line, *save;
+
+	for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		rtmond_log("%s%s", what, line);
+}
+
 /* 0 when the new configuration is active, -1 when refused (old one stays) */
 static int reload(void)
 {
 	struct rtmond_live *old = rtmond_live, *nl = calloc(1, sizeof(*nl));
-	char err[600];
+	char err[4096];
 
 	if (!nl)
 		return -1;
@@ -128,7 +137,8 @@ static int reload(void)
 	}
 	rtmond_reader_ack();
 	if (rtmond_config_load(conf_path, &nl->conf, err, sizeof(err))) {
-		rtmond_log("reload refused: %s; the previous configuration stays active", err);
+		log_config_errors("reload: ", err);
+		rtmond_log("reload refused; the previous configuration stays active");
 		free(nl);
 		return -1;
 	}
@@ -208,7 +218,7 @@ int main(int argc, char **argv)
 	const char *dev = NULL;
 	struct rtmond_live *l;
 	struct rtmon_version v;
-	char err[600];
+	char err[4096];
 	int check = 0, o, sfd, rc;
 	sigset_t ss;
 
@@ -230,10 +240,7 @@ int main(int argc, char **argv)
 	if (!l)
 		return 1;
 	if (rtmond_config_load(conf_path, &l->conf, err, sizeof(err))) {
-		char *line, *save;
-
-		for (line = strtok_r(err, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			fprintf(stderr, "rtmond: %s\n", line);
+		log_config_errors("", err);
 		return 1;
 	}
 	if (check) {	/* and what the configuration needs from this machine */

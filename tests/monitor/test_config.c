@@ -154,6 +154,24 @@ int main(int argc, char **argv)
 	else
 		pass("several_errors (4 errors, 4 lines)");
 
+	/* more errors than the buffer holds: whole lines, then a note */
+	{
+		char small[200];
+
+		if (!rtmond_config_parse("targets = ( { name = \"a\"; comm = \"x\"; deadline = \"5\"; },\n"
+					 "  { name = \"b\"; comm = \"y\"; end = \"never\"; } );\n"
+					 "snapshot = { max_file_size = \"4K\"; };\n"
+					 "realtime = { policy = \"batch\"; };\n", "several.conf", c,
+					 small, sizeof(small)))
+			bad("errors_left_out", "accepted");
+		else if (strncmp(small, "several.conf:1: targets.a.deadline: ", 36) ||
+			 !strstr(small, "\n(more errors not shown)") ||
+			 strlen(small) >= sizeof(small))
+			bad("errors_left_out", "want the first errors and a note: '%s'", small);
+		else
+			pass("errors_left_out (a 200-byte buffer: the first errors, then the note)");
+	}
+
 	snprintf(path, sizeof(path), "%s/tests/monitor/bad", top);
 	d = opendir(path);
 	if (!d) {
