@@ -108,11 +108,13 @@ say "rtmon's side: the provoked misses (edges 100 and 200) as rtmond saved them"
 # (the edge number) and its snapshot
 seqs=$(python3 - "$dir/misses.jsonl" "$before" <<'PY'
 import json, sys
-for l in open(sys.argv[1]).readlines()[int(sys.argv[2]):]:
-    m = json.loads(l)
+lines = [json.loads(l) for l in open(sys.argv[1])]
+# as rtmonctl names a miss: LOAD:SEQ when the file holds two module loads
+loads = {m.get("load_id") or "?" for m in lines}
+for m in lines[int(sys.argv[2]):]:
     r = m.get("record", m)
     if r.get("cookie") in (100, 200) and "timeout" not in r.get("flags", []):
-        print(r["seq"])
+        print((f"{m.get('load_id') or '?'}:" if len(loads) > 1 else "") + str(r["seq"]))
 PY
 )
 RTMON_DIR=$dir "$ctl" misses -n 400 | awk -v s=" $(echo $seqs) " 'NR == 1 || index(s, " " $1 " ")' | indent

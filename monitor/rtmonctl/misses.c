@@ -96,6 +96,17 @@ static const char *wall_text(json_t *m, char *buf, size_t len, int date)
 	return buf;
 }
 
+/* miss m's name as 'show' takes it: LOAD:SEQ when loads > 1; its length */
+static int miss_id(char *buf, size_t len, json_t *m, int loads)
+{
+	const char *load = json_string_value(json_object_get(m, "load_id"));
+	char t[160];
+
+	return snprintf(buf, len, "%s%s%lld",
+			loads > 1 ? (load ? rtmon_term(t, sizeof(t), load) : "?") : "",
+			loads > 1 ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
+}
+
 /* --since WHEN as wall-clock ns */
 static long long since_arg(const char *s)
 {
@@ -155,7 +166,7 @@ int cmd_misses(int argc, char **argv, int json)
 	char *first_load = NULL;
 	json_t **all = NULL;
 	char *line = NULL, *end;
-	int c, loads = 0;
+	int c, loads = 0, idw = 14;
 	size_t cap = 0;
 	FILE *f;
 
@@ -220,14 +231,22 @@ int cmd_misses(int argc, char **argv, int json)
 	fclose(f);
 	free(line);
 	free(first_load);
+	/* the seq column as wide as its widest LOAD:SEQ */
+	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
+		char id[200];
+		int w = miss_id(id, sizeof(id), all[i], loads);
+
+		if (w > idw)
+			idw = w;
+	}
 	if (!json)
-		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", "seq", "time", "target",
+		printf("%-*s %-18s %-16s %-8s %13s %13s %-22s %s\n", idw, "seq", "time", "target",
 		       "kind", "latency", "deadline", "task", "snapshot");
 	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
 		json_t *m = all[i];
-		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400], id[48], tm[40];
+		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400], id[200], tm[40];
 		json_t *flags = json_object_get(m, "flags"), *fl;
-		const char *kind = "miss", *load = json_string_value(json_object_get(m, "load_id"));
+		const char *kind = "miss";
 		size_t k;
 
 		if (json) {
@@ -244,10 +263,8 @@ int cmd_misses(int argc, char **argv, int json)
 				 (long long)json_integer_value(json_object_get(m, "pid")));
 		else
 			snprintf(who, sizeof(who), "-");	/* open: no task yet */
-		snprintf(id, sizeof(id), "%s%s%lld",
-			 loads > 1 ? (load ? rtmon_term(t1, sizeof(t1), load) : "?") : "",
-			 loads > 1 ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
-		printf("%-14s %-18s %-16s %-8s %13s %13s %-22s %s\n", id,
+		miss_id(id, sizeof(id), m, loads);
+		printf("%-*s %-18s %-16s %-8s %13s %13s %-22s %s\n", idw, id,
 		       wall_text(m, tm, sizeof(tm), 0) ?: "-",
 		       rtmon_term(t2, sizeof(t2), json_string_value(json_object_get(m, "target_name")) ?: "-"),
 		       kind,
