@@ -429,10 +429,12 @@ static rtmon_slowpath void rtmon_wq_start_track(void *data,
 {
 	struct rtm_core *c = READ_ONCE(rtmon_core);
 
-	if (!c || !rtm_kwork_maybe(c, (u64)(unsigned long)work))
+	/* a BH workqueue's item runs in softirq, in the task it interrupted */
+	if (!c || !(current->flags & PF_WQ_WORKER) || rtmon_ctx() != RTM_CTX_TASK ||
+	    !rtm_kwork_maybe(c, (u64)(unsigned long)work))
 		return;
-	rtm_ev_kwork_start(c, smp_processor_id(), rtmon_now(), current->pid,
-			   current->tgid, current->comm,
+	rtm_ev_kwork_start(c, smp_processor_id(), rtmon_now(), RTM_CTX_TASK,
+			   current->pid, current->tgid, current->comm,
 			   (u64)(unsigned long)work);
 }
 
@@ -451,8 +453,9 @@ static rtmon_slowpath void rtmon_wq_end_track(void *data,
 	u32 cpu = smp_processor_id();
 
 	/* the end only closes the item's branch: no clock read */
-	if (c && rtm_kwork_end_wanted(c, cpu))
-		rtm_ev_kwork_end(c, cpu, 0, current->pid,
+	if (c && (current->flags & PF_WQ_WORKER) && rtmon_ctx() == RTM_CTX_TASK &&
+	    rtm_kwork_end_wanted(c, cpu))
+		rtm_ev_kwork_end(c, cpu, 0, RTM_CTX_TASK, current->pid,
 				 (u64)(unsigned long)work);
 }
 

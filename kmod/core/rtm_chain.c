@@ -210,8 +210,8 @@ bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b)
 
 /*
  * Keep the branch whose chain started first (b1 on ties); free the other.
- * Two branches of one task: the kept one is an IRQ thread's pass if either
- * was (a wakeup of the thread mid-pass by an older chain's task).
+ * Two branches of one task: the kept one is an IRQ thread's pass, or a
+ * kworker's item, if either was (a wakeup mid-pass by an older chain's).
  */
 u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 {
@@ -229,9 +229,15 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2)
 		lose = b1;
 		kc = c2;
 	}
-	if (rtm_br(c, keep)->pid == rtm_br(c, lose)->pid)
+	if (rtm_br(c, keep)->pid == rtm_br(c, lose)->pid) {
 		rtm_br(c, keep)->flags |= rtm_br(c, lose)->flags &
 					   RTM_BF_IRQTHREAD;
+		/* a kworker woken mid-item by an older chain: still in it */
+		if ((rtm_br(c, lose)->flags & ~rtm_br(c, keep)->flags) & RTM_BF_KWORK) {
+			rtm_br(c, keep)->flags |= RTM_BF_KWORK;
+			rtm_br(c, keep)->cookie = rtm_br(c, lose)->cookie;
+		}
+	}
 	if (c1 != c2 &&
 	    !(rtm_ld32(&rtm_chain_of(c, kc)->xflags) & RTM_CX_MERGED))
 		rtm_or32(&rtm_chain_of(c, kc)->xflags, RTM_CX_MERGED);

@@ -261,14 +261,15 @@ void rtm_ev_work_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
 /*
  * Kernel workqueue items (rtm_kwork.c): ctx (task: pid) queues item work
  * (workqueue_queue_work; its address); kworker pid starts it
- * (workqueue_execute_start) and ends it (workqueue_execute_end), on cpu.
+ * (workqueue_execute_start) and ends it (workqueue_execute_end), on cpu,
+ * in ctx: RTM_CTX_TASK, or softirq for a BH workqueue's item (ignored).
  */
 void rtm_ev_kwork_queue(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
 			__u32 pid, __u64 work);
-void rtm_ev_kwork_start(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
-			__u32 tgid, const char *comm, __u64 work);
-void rtm_ev_kwork_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 pid,
-		      __u64 work);
+void rtm_ev_kwork_start(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
+			__u32 pid, __u32 tgid, const char *comm, __u64 work);
+void rtm_ev_kwork_end(struct rtm_core *c, __u32 cpu, __u64 ts, __u32 ctx,
+		      __u32 pid, __u64 work);
 /*
  * Periodic housekeeping (any cpu, any context, e.g. every 10 ms): reports
  * chains open past their deadline (TIMEOUT record, once), reclaims chains

@@ -572,9 +572,9 @@ static rtm_always_inline int rtm_end_target(struct rtm_core *c,
  * is never touched (nb waits in the task table: the task's switch_in comes
  * after this wakeup). An empty slot cannot tell: nb may land there after
  * the task left, and the next event of another task there finds it
- * (rtm_runwake_late). An IRQ thread in its pass keeps it: another chain's
- * wakeup only ends a wait inside its handler (a lock, a bus transfer:
- * RTM_HOP_WAIT), the pass goes on for its own IRQ's chain.
+ * (rtm_runwake_late). An IRQ thread in its pass (a kworker in an item)
+ * keeps it: another chain's wakeup only ends a wait inside its handler (a
+ * lock, a bus transfer: RTM_HOP_WAIT), the pass goes on for its own chain.
  */
 static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			     u32 run_cpu)
@@ -599,7 +599,8 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 		ob = old ? rtm_br(c, old) : NULL;
 		if (ob && rtm_racy32(&ob->pid) != pid)
 			goto left;
-		if (ob && (rtm_racy8(&ob->flags) & ~br->flags & RTM_BF_IRQTHREAD)) {
+		if (ob && (rtm_racy8(&ob->flags) & ~br->flags &
+			   (RTM_BF_IRQTHREAD | RTM_BF_KWORK))) {
 			rtm_branch_free(c, cpu, nb, RTM_C_BR_MERGED);
 			return;
 		}
@@ -621,30 +622,6 @@ static void rtm_wake_running(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 left:
 	br->flags &= ~RTM_BF_RUNWAKE;
 	rtm_task_put(c, cpu, pid, nb);
-}
-
-/*
- * Branch b (owned), taken from a cpu's running-task slot by an event of
- * another task: if a wakeup or IRQ rerun that found its task current
- * there handed it (RTM_BF_RUNWAKE), it landed after the task had left.
- * Its task cannot have run its work yet (a wakeup's waker holds the
- * task's pi_lock until after the hand-off; the kernel marks a rerun's
- * pass only after it): b waits for the task's next switch_in in the task
- * table, as the hand-off puts it when it finds the task gone. False: any
- * other branch (the caller frees it).
- */
-static bool rtm_runwake_late(struct rtm_core *c, u32 cpu, u32 b)
-{
-	struct rtm_branch *br = rtm_br(c, b);
-
-	if (!(br->flags & RTM_BF_RUNWAKE) || rtm_branch_done(c, b))
-		return false;
-	br->flags &= ~RTM_BF_RUNWAKE;
-	if (br->flags & RTM_BF_IRQTHREAD)
-		rtm_task_put_pass(c, cpu, br->pid, b);
-	else
-		rtm_task_put(c, cpu, br->pid, b);
-	return true;
 }
 
 /*

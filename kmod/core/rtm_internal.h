@@ -815,6 +815,7 @@ u32 rtm_repoll_wake(struct rtm_core *c, u32 cpu, u32 sb, u32 pid, u32 tgid,
 void rtm_task_put(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
 /* rtm_pass.c */
 void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b);
+bool rtm_runwake_late(struct rtm_core *c, u32 cpu, u32 b);
 bool rtm_pass_over(struct rtm_core *c, u32 cpu, u32 old);
 void rtm_pass_coalesce(struct rtm_core *c, u32 cpu, u32 old, u32 b);
 u32 rtm_pass_merge(struct rtm_core *c, u32 cpu, u32 old, u32 b);

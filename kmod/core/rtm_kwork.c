@@ -14,8 +14,11 @@
  * (hop queued, charged to the kworker). The item's branch is the
  * kworker's until the item ends: a wait inside it (D) is a wait, not the
  * end, and its end closes it, so that the kworker's next items are not
- * the chain's. Entry points, called by the kernel probes and the replay;
- * they call only the chain's and the tables' own code.
+ * the chain's. A BH workqueue's item (6.9 and later) runs in softirq
+ * context inside whatever task it interrupted: its start and end are
+ * ignored, and its branch is pruned with its chain. Entry points, called
+ * by the kernel probes and the replay; they call only rtm_pass.c's, the
+ * chain's and the tables' own code.
  */
 #include "rtm_fast.h"
 
@@ -43,7 +46,11 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	sb = rtm_slot_take(slot);
 	if (!sb)
 		return;
-	if (sb == RTM_TPEND || rtm_branch_done(c, sb)) {
+	if (sb == RTM_TPEND) {
+		rtm_cas32(slot, 0, RTM_TPEND);
+		return;
+	}
+	if (rtm_branch_done(c, sb)) {
 		rtm_slot_putback(c, cpu, slot, sb);
 		return;
 	}
@@ -85,15 +92,16 @@ static u32 rtm_kwork_take(struct rtm_core *c, u32 cpu, u64 work)
 	return b;
 }
 
-void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
-			u32 tgid, const char *comm, u64 work)
+void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
+			u32 pid, u32 tgid, const char *comm, u64 work)
 {
 	struct rtm_task_who who;
 	struct rtm_branch *br, *ob;
 	rtm_a32 *slot;
 	u32 b, old;
 
-	if (!RTM_CPU_OK(c, cpu) || !rtm_kwork_maybe(c, work))
+	/* a BH item runs in softirq, inside the task it interrupted: not followed */
+	if (ctx != RTM_CTX_TASK || !RTM_CPU_OK(c, cpu) || !rtm_kwork_maybe(c, work))
 		return;
 	b = rtm_kwork_take(c, cpu, work);
 	if (!b)
@@ -112,8 +120,10 @@ void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 			return;
 		}
 		/* the kworker's earlier work is over: the item's chain goes on */
-		rtm_branch_free(c, cpu, old, ob->pid == pid ? RTM_C_BR_CLOSED :
-							  RTM_C_BR_STALE);
+		if (ob->pid == pid)
+			rtm_branch_free(c, cpu, old, RTM_C_BR_CLOSED);
+		else if (!rtm_runwake_late(c, cpu, old))
+			rtm_branch_free(c, cpu, old, RTM_C_BR_STALE);
 	}
 	br->pid = pid;
 	br->tgid = tgid;
@@ -126,14 +136,15 @@ void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	rtm_slot_putback(c, cpu, slot, b);
 }
 
-void rtm_ev_kwork_end(struct rtm_core *c, u32 cpu, u64 ts, u32 pid, u64 work)
+void rtm_ev_kwork_end(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx, u32 pid,
+		      u64 work)
 {
 	rtm_a32 *slot;
 	struct rtm_branch *br;
 	u32 b;
 
 	(void)ts;
-	if (!RTM_CPU_OK(c, cpu))
+	if (ctx != RTM_CTX_TASK || !RTM_CPU_OK(c, cpu))
 		return;
 	slot = &c->cpus[cpu].task_cur;
 	b = rtm_ld32(slot);

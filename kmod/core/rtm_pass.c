@@ -67,3 +67,27 @@ void rtm_task_put_pass(struct rtm_core *c, u32 cpu, u32 pid, u32 b)
 {
 	rtm_task_store(c, cpu, pid, b, rtm_pass_merge);
 }
+
+/*
+ * Branch b (owned), taken from a cpu's running-task slot by an event of
+ * another task: if a wakeup or IRQ rerun that found its task current
+ * there handed it (RTM_BF_RUNWAKE), it landed after the task had left.
+ * Its task cannot have run its work yet (a wakeup's waker holds the
+ * task's pi_lock until after the hand-off; the kernel marks a rerun's
+ * pass only after it): b waits for the task's next switch_in in the task
+ * table, as the hand-off puts it when it finds the task gone. False: any
+ * other branch (the caller frees it).
+ */
+bool rtm_runwake_late(struct rtm_core *c, u32 cpu, u32 b)
+{
+	struct rtm_branch *br = rtm_br(c, b);
+
+	if (!(br->flags & RTM_BF_RUNWAKE) || rtm_branch_done(c, b))
+		return false;
+	br->flags &= ~RTM_BF_RUNWAKE;
+	if (br->flags & RTM_BF_IRQTHREAD)
+		rtm_task_put_pass(c, cpu, br->pid, b);
+	else
+		rtm_task_put(c, cpu, br->pid, b);
+	return true;
+}

@@ -476,11 +476,11 @@ static void kev_apply(const struct rx_kev *e)
 		rtm_ev_kwork_queue(core, c, ts, ctx, e->pid, e->cookie);
 		break;
 	case RX_KEV_KWORK_START:
-		rtm_ev_kwork_start(core, c, ts, e->pid, 0,
+		rtm_ev_kwork_start(core, c, ts, ctx, e->pid, 0,
 				   e->comm[0] ? e->comm : NULL, e->cookie);
 		break;
 	case RX_KEV_KWORK_END:
-		rtm_ev_kwork_end(core, c, ts, e->pid, e->cookie);
+		rtm_ev_kwork_end(core, c, ts, ctx, e->pid, e->cookie);
 		break;
 	case RX_KEV_WORK_BEGIN:
 		/* tgid is not in the trace: 0 on both sides */

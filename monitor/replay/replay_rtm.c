@@ -286,21 +286,25 @@ static void rtm_line(char *line)
 				   kv_u64(kv, m, "work", true, 0));
 	} else if (!strcmp(ev, "kwork_start")) {
 		static const char *const ok[] = {
-			"work", "pid", "tgid", "comm", NULL
+			"work", "pid", "tgid", "comm", "ctx", NULL
 		};
+		const char *x = kv_get(kv, m, "ctx", false);
 
 		kv_check(kv, m, ok);
 		v = kv_get(kv, m, "comm", false);
 		comm_copy(comm, v);
-		rtm_ev_kwork_start(core, c, ts, kv_u32(kv, m, "pid", true, 0),
+		rtm_ev_kwork_start(core, c, ts, x ? parse_ctx(x) : RTM_CTX_TASK,
+				   kv_u32(kv, m, "pid", true, 0),
 				   kv_u32(kv, m, "tgid", false, 0),
 				   v ? comm : NULL,
 				   kv_u64(kv, m, "work", true, 0));
 	} else if (!strcmp(ev, "kwork_end")) {
-		static const char *const ok[] = { "work", "pid", NULL };
+		static const char *const ok[] = { "work", "pid", "ctx", NULL };
 
 		kv_check(kv, m, ok);
-		rtm_ev_kwork_end(core, c, ts, kv_u32(kv, m, "pid", true, 0),
+		v = kv_get(kv, m, "ctx", false);
+		rtm_ev_kwork_end(core, c, ts, v ? parse_ctx(v) : RTM_CTX_TASK,
+				 kv_u32(kv, m, "pid", true, 0),
 				 kv_u64(kv, m, "work", true, 0));
 	} else if (!strcmp(ev, "tick")) {
 		if (m)

@@ -311,13 +311,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 25:
 			UNLESS_WANTED_NOOP(rtm_kwork_maybe(c, b & 7),
-					   rtm_ev_kwork_start(c, cpu, ts, a & 15, 0,
+					   rtm_ev_kwork_start(c, cpu, ts, (a >> 6) & 3, a & 15, 0,
 							      (b & 0x80) ? NULL : cm,
 							      b & 7));
 			break;
 		case 26:
 			UNLESS_WANTED_NOOP(rtm_kwork_end_wanted(c, cpu),
-					   rtm_ev_kwork_end(c, cpu, ts, a & 15, b & 7));
+					   rtm_ev_kwork_end(c, cpu, ts, (a >> 6) & 3, a & 15,
+							    b & 7));
 			break;
 		case 23:
 			/* out-of-range cpu must be ignored */

@@ -115,14 +115,14 @@ static void t_busy_kworker(void)
 		return;
 	}
 	rtm_ev_switch(c, 1, 500, 0, 0, KWORKER, 0, c_kw, NULL);
-	rtm_ev_kwork_start(c, 1, 600, KWORKER, 0, c_kw, 0x1111);
+	rtm_ev_kwork_start(c, 1, 600, RTM_CTX_TASK, KWORKER, 0, c_kw, 0x1111);
 	irq_thread_queues(c, 1000);
 	/* the IRQ thread's pass is over: it waits for its next interrupt */
 	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
-	rtm_ev_kwork_end(c, 1, 5000, KWORKER, 0x1111);
-	rtm_ev_kwork_start(c, 1, 5100, KWORKER, 0, c_kw, WORK);
+	rtm_ev_kwork_end(c, 1, 5000, RTM_CTX_TASK, KWORKER, 0x1111);
+	rtm_ev_kwork_start(c, 1, 5100, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
 	rtm_ev_waking(c, 1, 5400, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
-	rtm_ev_kwork_end(c, 1, 5500, KWORKER, WORK);
+	rtm_ev_kwork_end(c, 1, 5500, RTM_CTX_TASK, KWORKER, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
 	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
 	CHECK(drain(c, &r) == 1);
@@ -166,9 +166,9 @@ static void t_woken_kworker(void)
 	rtm_ev_waking(c, 0, 1210, RTM_CTX_TASK, ITHR, KWORKER, 0, c_kw);
 	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 1800, 0, 0, KWORKER, 0, c_kw, NULL);
-	rtm_ev_kwork_start(c, 1, 1850, KWORKER, 0, c_kw, WORK);
+	rtm_ev_kwork_start(c, 1, 1850, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
 	rtm_ev_waking(c, 1, 1900, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
-	rtm_ev_kwork_end(c, 1, 1950, KWORKER, WORK);
+	rtm_ev_kwork_end(c, 1, 1950, RTM_CTX_TASK, KWORKER, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
 	rtm_ev_switch(c, 0, 2500, 0, 0, READER, READER, c_rd, NULL);
 	CHECK(drain(c, &r) == 1);
@@ -202,13 +202,13 @@ static void t_hardirq_item_waits(void)
 	rtm_ev_irq_entry(c, 1, 1000, IRQ);
 	rtm_ev_kwork_queue(c, 1, 1050, RTM_CTX_HARDIRQ, KWORKER, WORK);
 	rtm_ev_irq_exit(c, 1, 1100, IRQ, 0, 0);
-	rtm_ev_kwork_start(c, 1, 1200, KWORKER, 0, c_kw, WORK);
+	rtm_ev_kwork_start(c, 1, 1200, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
 	rtm_ev_switch(c, 1, 1300, KWORKER, RTM_SWITCH_BLOCKED_D, 0, 0, NULL,
 		      NULL);
 	rtm_ev_waking(c, 0, 3000, RTM_CTX_HARDIRQ, 0, KWORKER, 0, c_kw);
 	rtm_ev_switch(c, 1, 3100, 0, 0, KWORKER, 0, c_kw, NULL);
 	rtm_ev_waking(c, 1, 3200, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
-	rtm_ev_kwork_end(c, 1, 3300, KWORKER, WORK);
+	rtm_ev_kwork_end(c, 1, 3300, RTM_CTX_TASK, KWORKER, WORK);
 	rtm_ev_switch(c, 0, 3500, 0, 0, READER, READER, c_rd, NULL);
 	CHECK(drain(c, &r) == 1);
 	CHECK(r.latency_ns == 2500);
@@ -238,10 +238,126 @@ static void t_item_never_runs(void)
 	irq_thread_queues(c, 1000);
 	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
 	rtm_ev_tick(c, 0, 10000000000ull);
-	rtm_ev_kwork_start(c, 1, 10000000100ull, KWORKER, 0, c_kw, WORK);
+	rtm_ev_kwork_start(c, 1, 10000000100ull, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
 	CHECK(drain(c, &r) == 0);
 	rtm_ev_tick(c, 0, 20000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * A BH workqueue's item (6.9 and later) runs in softirq inside the task it
+ * interrupted, here the IRQ thread that queued it: its start and end leave
+ * the thread's pass alone, and the pass goes on to wake the reader.
+ */
+static void t_bh_item(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+
+	begin("bh_item_leaves_the_interrupted_task_alone");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_kwork_start(c, 0, 1300, RTM_CTX_SOFTIRQ, ITHR, ITHR, c_ithr, WORK);
+	rtm_ev_kwork_end(c, 0, 1400, RTM_CTX_SOFTIRQ, ITHR, WORK);
+	CHECK(rtm_ld32(&c->cpus[0].task_cur) != 0);
+	rtm_ev_waking(c, 0, 1500, RTM_CTX_TASK, ITHR, READER, READER, c_rd);
+	rtm_ev_switch(c, 0, 1600, ITHR, 1, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1 && r.latency_ns == 600);
+	rtm_ev_switch(c, 0, 1700, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * A wakeup that found a helper task current on cpu 1 lands after it left
+ * (the kworker now runs there): the kworker's item start hands that
+ * branch to the task table (rtm_runwake_late), not to the bin, and the
+ * helper, switched in later, wakes the reader.
+ */
+static void t_late_wakeup_kept(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+	char c_h[RTM_COMM_LEN];
+
+	begin("late_wakeup_in_the_kworkers_slot_kept");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	comm(c_h, "helper");
+	rtm_ev_switch(c, 1, 500, 0, 0, 400, 400, c_h, NULL);
+	irq_thread_queues(c, 1000);
+	rtm_ev_switch(c, 1, 1190, 400, 1, KWORKER, 0, c_kw, NULL);
+	rtm_ev_waking_running(c, 0, 1210, RTM_CTX_TASK, ITHR, 400, 400, c_h, 1);
+	rtm_ev_kwork_start(c, 1, 1300, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_kwork_end(c, 1, 1350, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 1400, ITHR, 1, 400, 400, c_h, NULL);
+	rtm_ev_waking(c, 0, 1450, RTM_CTX_TASK, 400, READER, READER, c_rd);
+	rtm_ev_switch(c, 0, 1500, 400, 1, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1 && r.latency_ns == 500);
+	rtm_ev_switch(c, 0, 1600, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 1700, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * The kworker in an item, woken by another chain's wakeup (running: a
+ * wait ending, or mid-way to sleep; blocked in D: merged in the task
+ * table, the older chain kept): it is still in that item, so the item's
+ * end closes whichever branch it keeps, and its next item is not a chain's.
+ */
+static void t_woken_mid_item(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+	int i;
+
+	begin("kworker_woken_mid_item_still_ends_it");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		unsigned long long t = 100000ull * (unsigned long long)(i + 1);
+
+		rtm_ev_switch(c, 1, t, 0, 0, KWORKER, 0, c_kw, NULL);
+		irq_thread_queues(c, t + 1000);
+		rtm_ev_kwork_start(c, 1, t + 1300, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+		if (i) {	/* in D, woken by an older chain (the first IRQ's) */
+			rtm_ev_switch(c, 1, t + 1350, KWORKER, RTM_SWITCH_BLOCKED_D,
+				      0, 0, NULL, NULL);
+			irq_thread_queues(c, t - 50000);
+			rtm_ev_waking(c, 0, t + 1400, RTM_CTX_TASK, ITHR, KWORKER,
+				      0, c_kw);
+			rtm_ev_switch(c, 1, t + 1450, 0, 0, KWORKER, 0, c_kw, NULL);
+		} else {	/* running: another cpu's wakeup finds it current */
+			irq_thread_queues(c, t + 1320);
+			rtm_ev_waking_running(c, 0, t + 1600, RTM_CTX_TASK, ITHR,
+					      KWORKER, 0, c_kw, 1);
+		}
+		rtm_ev_kwork_end(c, 1, t + 1700, RTM_CTX_TASK, KWORKER, WORK);
+		CHECK(!rtm_ld32(&c->cpus[1].task_cur));
+		/* the next, untraced item wakes the reader: no chain's */
+		rtm_ev_kwork_start(c, 1, t + 1800, RTM_CTX_TASK, KWORKER, 0, c_kw, 0x5555);
+		rtm_ev_waking(c, 1, t + 1900, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+		rtm_ev_switch(c, 0, t + 2000, ITHR, 1, READER, READER, c_rd, NULL);
+		CHECK(drain(c, &r) == 0);
+		rtm_ev_switch(c, 0, t + 2100, READER, 1, 0, 0, NULL, NULL);
+		rtm_ev_switch(c, 1, t + 2200, KWORKER, 1, 0, 0, NULL, NULL);
+	}
+	rtm_ev_tick(c, 0, 10000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
 }
@@ -252,6 +368,9 @@ int main(void)
 	t_woken_kworker();
 	t_hardirq_item_waits();
 	t_item_never_runs();
+	t_bh_item();
+	t_late_wakeup_kept();
+	t_woken_mid_item();
 	free(mem);
 	return failed;
 }
