@@ -117,6 +117,7 @@ static long long since_arg(const char *s)
 	struct timespec now;
 	struct tm tm;
 	uint64_t ago;
+	long long secs;
 	size_t i;
 	time_t t;
 
@@ -140,12 +141,13 @@ static long long since_arg(const char *s)
 		tm.tm_isdst = -1;
 		want = tm;
 		t = mktime(&tm);
+		secs = t;	/* a 32-bit time_t (armhf) always fits */
 		/* a date mktime() moved (02-31) is no date; the ns fit 64 bits */
-		if (t == (time_t)-1 || t < 0 || t > INT64_MAX / 1000000000 ||
+		if (t == (time_t)-1 || secs < 0 || secs > INT64_MAX / 1000000000 ||
 		    tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon ||
 		    tm.tm_year != want.tm_year)
 			break;
-		return (long long)t * 1000000000;
+		return secs * 1000000000;
 	}
 	usage_error("bad --since '%s' (a duration ago: 30min, 2h; or a local time: "
 		    "2026-12-02 10:00, 10:00:30)", s);
