@@ -931,6 +931,8 @@ static inline u32 rtm_cookie_tag(u32 tgid, u64 cookie)
 }
 
 void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b);
+u32 rtm_cookie_take(struct rtm_core *c, u32 cpu, u32 tgid, u64 cookie,
+		    u32 kwork);
 void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			   u32 tgid, u64 cookie);
 void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,

@@ -69,29 +69,6 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	rtm_slot_putback(c, cpu, slot, sb);
 }
 
-/* the item's branch out of the cookie table, owned (0: none) */
-static u32 rtm_kwork_take(struct rtm_core *c, u32 cpu, u64 work)
-{
-	u32 tag = rtm_cookie_tag(RTM_KWORK_TGID, work), b;
-	struct rtm_branch *br;
-
-	b = rtm_htab_take(&c->cookies, tag);
-	if (!b)
-		return 0;
-	br = rtm_br(c, b);
-	if (!(br->flags & RTM_BF_KWORK) || br->cookie != work ||
-	    br->tgid != RTM_KWORK_TGID) {
-		/* a tag collision: put it back */
-		rtm_cookie_put(c, cpu, tag, b);
-		return 0;
-	}
-	if (rtm_branch_done(c, b)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		return 0;
-	}
-	return b;
-}
-
 void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 			u32 pid, u32 tgid, const char *comm, u64 work)
 {
@@ -103,7 +80,7 @@ void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	/* a BH item runs in softirq, inside the task it interrupted: not followed */
 	if (ctx != RTM_CTX_TASK || !RTM_CPU_OK(c, cpu) || !rtm_kwork_maybe(c, work))
 		return;
-	b = rtm_kwork_take(c, cpu, work);
+	b = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work, RTM_BF_KWORK);
 	if (!b)
 		return;
 	br = rtm_br(c, b);

@@ -37,6 +37,38 @@ void rtm_cookie_put(struct rtm_core *c, u32 cpu, u32 tag, u32 b)
 	rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
 }
 
+/*
+ * Item (tgid, cookie)'s branch out of the cookie table, owned, or 0: none,
+ * another item's under the same tag (put back), or its chain done (pruned).
+ * kwork: a workqueue item's branch (RTM_BF_KWORK) is wanted, else a
+ * librtmon cookie's.
+ */
+u32 rtm_cookie_take(struct rtm_core *c, u32 cpu, u32 tgid, u64 cookie,
+		    u32 kwork)
+{
+	u32 tag = rtm_cookie_tag(tgid, cookie), b;
+	struct rtm_branch *br;
+
+	b = rtm_htab_take(&c->cookies, tag);
+	if (!b)
+		return 0;
+	br = rtm_br(c, b);
+	if (br->cookie != cookie || br->tgid != tgid ||
+	    (br->flags & RTM_BF_KWORK) != kwork) {
+		/* tag collision with another item: put it back */
+		if (rtm_htab_insert(&c->cookies, tag, b)) {
+			rtm_count(c, cpu, RTM_C_DROP_COOKIE);
+			rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
+		}
+		return 0;
+	}
+	if (rtm_branch_done(c, b)) {
+		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
+		return 0;
+	}
+	return b;
+}
+
 /* nb, a branch of task nb->pid, becomes work item (tgid, cookie)'s. */
 void rtm_work_begin_branch(struct rtm_core *c, u32 cpu, u32 nb, u64 ts,
 			   u32 tgid, u64 cookie)
@@ -63,29 +95,15 @@ void rtm_work_end_cookie(struct rtm_core *c, u32 cpu, u64 ts, u32 pid,
 	const struct rtm_tset *t;
 	struct rtm_branch *br;
 	struct rtm_chain *ch;
-	u32 seq, b, tag, mask;
+	u32 seq, b, mask;
 	u64 wcomm[2], dl;
 	int tid;
 
 	/* (rtm_ev_work_end checked rtm_htab_maybe before the call) */
-	tag = rtm_cookie_tag(tgid, cookie);
-	b = rtm_htab_take(&c->cookies, tag);
+	b = rtm_cookie_take(c, cpu, tgid, cookie, 0);
 	if (!b)
 		return;
 	br = rtm_br(c, b);
-	if (br->cookie != cookie || br->tgid != tgid ||
-	    (br->flags & RTM_BF_KWORK)) {
-		/* tag collision with another cookie: put it back */
-		if (rtm_htab_insert(&c->cookies, tag, b)) {
-			rtm_count(c, cpu, RTM_C_DROP_COOKIE);
-			rtm_branch_free(c, cpu, b, RTM_C_BR_DROPPED);
-		}
-		return;
-	}
-	if (rtm_branch_done(c, b)) {
-		rtm_branch_free(c, cpu, b, RTM_C_BR_PRUNED);
-		return;
-	}
 	rtm_comm_load(wcomm, comm);
 	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
 	/* only with room for the work_end hop after it */
