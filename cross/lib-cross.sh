@@ -19,12 +19,13 @@
 #    the libraries' sonames, symbol versions and glibc then are the board's.
 
 # The -dev packages user space is built with: librtmon (lttng-ust, urcu
-# headers), rtmonctl (jansson, static) and rtmond (all, dynamic). A new
+# headers), rtmonctl (jansson, static), the GPIO loopback tools (libgpiod,
+# jansson, static) and rtmond (all, dynamic). A new
 # library for rtmond is one name here (its runtime package, the
 # package-to-install list of the tarball and the test image follow from the
 # built binary's NEEDED entries).
 CROSS_DEV_PKGS="libjansson-dev liblttng-ust-dev liburcu-dev libconfig-dev libmicrohttpd-dev
-	liblttng-ctl-dev libcap-dev libsystemd-dev"
+	liblttng-ctl-dev libcap-dev libsystemd-dev libgpiod-dev"
 
 # Packages of a -dev closure that the cross compiler's own C library
 # (libc6-dev-ARCH-cross) or the build machine provide: never unpacked.

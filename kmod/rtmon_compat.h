@@ -46,6 +46,16 @@
 #endif
 
 /*
+ * workqueue_queue_work's req_cpu is an int from v5.19 on, an unsigned int
+ * before (lttng-modules' workqueue probe switches at the same version).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
+typedef int rtmon_wq_req_cpu_t;
+#else
+typedef unsigned int rtmon_wq_req_cpu_t;
+#endif
+
+/*
  * sched_switch gained the prev_state argument in v5.18 (commit fa2c3254d7cf
  * "sched/tracing: Don't re-read p->state when emitting sched_switch event").
  */

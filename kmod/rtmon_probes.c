@@ -415,7 +415,7 @@ static rtmon_slowpath void rtmon_wq_queue_track(void *data,
 			   (u64)(unsigned long)work);
 }
 
-static void rtmon_wq_queue(void *data, int req_cpu,
+static void rtmon_wq_queue(void *data, rtmon_wq_req_cpu_t req_cpu,
 			   struct pool_workqueue *pwq, struct work_struct *work)
 {
 	rtmon_bench_empty();

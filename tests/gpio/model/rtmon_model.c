@@ -25,8 +25,10 @@
  * one every PERIOD_US; read() blocks until an event was handled since the
  * reader's last read and returns the number handled so far (u32).
  * /sys/module/rtmon_model/parameters/irq_dev and irq_bus: the two IRQs;
- * reader_awake: events handled while no reader waited in read() (its
- * read() then returns at once: no wakeup, the chain has nowhere to go).
+ * reader_woken: events whose wakeup woke the reader in read() (it was
+ * waiting: each such wakeup hands its event's chain on). The other events
+ * found the reader running (between two reads, or back from its wait
+ * having seen the event itself): no wakeup of theirs is traced.
  */
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -57,10 +59,10 @@ module_param(irq_dev, int, 0444);
 MODULE_PARM_DESC(irq_dev, "the device's interrupt (read only)");
 module_param(irq_bus, int, 0444);
 MODULE_PARM_DESC(irq_bus, "the bus controller's interrupt (read only)");
-/* events whose reader was not waiting in read(): no wakeup hands them on */
-static int reader_awake;
-module_param(reader_awake, int, 0444);
-MODULE_PARM_DESC(reader_awake, "events handled while no reader waited (read only)");
+/* events whose wakeup woke the reader: each hands its chain on */
+static int reader_woken;
+module_param(reader_woken, int, 0444);
+MODULE_PARM_DESC(reader_woken, "events whose wakeup woke the reader (read only)");
 static int xfer_lost;
 module_param(xfer_lost, int, 0444);
 MODULE_PARM_DESC(xfer_lost, "bus transfers whose interrupt never came (read only)");
@@ -153,8 +155,6 @@ static int holder_fn(void *unused)
 static void handle_event(void)
 {
 	atomic_inc(&handled);
-	if (!wq_has_sleeper(&readers))
-		WRITE_ONCE(reader_awake, reader_awake + 1);
 	wake_up_interruptible(&readers);
 }
 
@@ -219,17 +219,48 @@ static int model_open(struct inode *inode, struct file *f)
 	return 0;
 }
 
+/*
+ * The reader's wait entry: called by an event's wakeup while the reader is
+ * queued. It wakes the reader only when that is still in its sleep state
+ * (traced as sched_waking): a reader that saw the event in its own check
+ * after it queued itself is woken by nobody. model_read() takes no lock
+ * between prepare_to_wait() and schedule(): a reader blocked on an rtlock
+ * there would count as woken with no wakeup traced.
+ */
+static int reader_wake(struct wait_queue_entry *wq_entry, unsigned int mode,
+		       int sync, void *key)
+{
+	int woken = autoremove_wake_function(wq_entry, mode, sync, key);
+
+	if (woken)
+		WRITE_ONCE(reader_woken, reader_woken + 1);
+	return woken;
+}
+
 static ssize_t model_read(struct file *f, char __user *buf, size_t n,
 			  loff_t *pos)
 {
 	unsigned long seen = (unsigned long)f->private_data;
+	DEFINE_WAIT_FUNC(wait, reader_wake);
+	int ret = 0;
 	u32 now;
 
 	if (n < sizeof(now))
 		return -EINVAL;
-	if (wait_event_interruptible(readers,
-				     (unsigned long)atomic_read(&handled) != seen))
-		return -ERESTARTSYS;
+	/* wait_event_interruptible(), with reader_wake as the entry's function */
+	while ((unsigned long)atomic_read(&handled) == seen) {
+		prepare_to_wait(&readers, &wait, TASK_INTERRUPTIBLE);
+		if ((unsigned long)atomic_read(&handled) != seen)
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		schedule();
+	}
+	finish_wait(&readers, &wait);
+	if (ret)
+		return ret;
 	now = atomic_read(&handled);
 	f->private_data = (void *)(unsigned long)now;
 	if (copy_to_user(buf, &now, sizeof(now)))

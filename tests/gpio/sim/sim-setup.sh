@@ -71,8 +71,9 @@ for m in irq-sim gpio-sim; do
 done
 
 sim_remove
-modprobe configfs || die "modprobe configfs failed"
-mountpoint -q $CFS || mount -t configfs configfs $CFS || die "cannot mount configfs on $CFS"
+# (the ARM test images load it at boot: busybox has no modules.dep)
+grep -qw configfs /proc/filesystems || modprobe configfs || die "modprobe configfs failed"
+grep -q " $CFS configfs " /proc/mounts || mount -t configfs configfs $CFS || die "cannot mount configfs on $CFS"
 insmod "$dir/irq-sim.ko" || die "insmod irq-sim.ko failed: $(dmesg | tail -n 2)"
 insmod "$dir/gpio-sim.ko" wire="$WIRE" || die "insmod gpio-sim.ko wire=$WIRE failed: $(dmesg | tail -n 2)"
 [ -d $SIM ] || die "$SIM missing after loading gpio-sim"

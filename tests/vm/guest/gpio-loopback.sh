@@ -57,22 +57,7 @@ if command -v gnuplot >/dev/null; then
 fi
 
 # ---- 2: random period, joined against rtmonctl's records file ----
-respond_start random --count 200 --work-us 50 --prio "${RESP_PRIO:-40}" --cpu 1
-# (the IRQ by its name exists once the responder has requested its line)
-$RTMONCTL targets add --name gpio --comm rtmon-gpio-resp --irq rtmon-respond \
-	--end work_end --deadline ${deadline_us}us >/dev/null
-# the reader stops 3 s after the last record (its output is written then)
-$RTMONCTL records --json -t 3 >"$W/records.jsonl" &
-reader=$!
-gpio_pids+=("$reader")
-rc=0
-"$LOOP" --board "$BOARD_FILE" --count 200 --random 1000:6000 --seed 7 \
-	--deadline-us $deadline_us --prio 70 --cpu 0 "${BOUND[@]}" \
-	--ready "$W/random.ready" --log "$W/random.jsonl" \
-	--records "$W/records.jsonl" --wait 20 --json >"$W/random.json" 2>"$W/random.loop.err" || rc=$?
-respond_wait
-wait "$reader" || fail "rtmonctl records failed"
-[ $rc -eq 0 ] || fail "rtmon-gpio-loop --records exit $rc: $(cat "$W/random.loop.err")"
+records_run
 
 python3 - "$W" "$edges" <<'PY'
 import json, sys

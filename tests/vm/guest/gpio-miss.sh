@@ -21,24 +21,8 @@ deadline_us=5000
 rtmon_load
 gpio_sim_up
 
-# run NAME RESPONDER_ARGS -- DRIVER_ARGS: one loopback run joined through
-# /dev/rtmon; the driver's exit status in $rc
-run() {
-	local name=$1 rargs=()
-	shift
-	while [ "$1" != -- ]; do rargs+=("$1"); shift; done
-	shift
-	respond_start "$name" --work-us 50 --prio "${RESP_PRIO:-40}" --cpu 1 "${rargs[@]}"
-	rc=0
-	"$LOOP" --board "$BOARD_FILE" --deadline-us $deadline_us --prio 70 --cpu 0 "${BOUND[@]}" \
-		--ready "$W/$name.ready" --log "$W/$name.jsonl" --rtmon --json --edges \
-		"$@" >"$W/$name.json" 2>"$W/$name.loop.err" || rc=$?
-	respond_wait
-	note "$name: rtmon-gpio-loop exit status $rc; module:$(grep -E '^  (irq threads|work)' /proc/rtmon/status | tr -s ' \n' ' ')"
-}
-
 # ---- 1: provoked misses ----
-run provoked --count 300 --miss-every 50 --miss-us 15000 -- --count 300 --period-us 4000
+miss_run provoked --count 300 --miss-every 50 --miss-us 15000 -- --count 300 --period-us 4000
 [ $rc -eq 0 ] || fail "provoked: exit $rc: $(cat "$W/provoked.loop.err")"
 
 # ---- 2: a competing SCHED_FIFO task on the responder's cpu ----
@@ -54,23 +38,14 @@ while time.monotonic() < end:
 hog=$!
 gpio_pids+=("$hog")
 sleep 1
-run hog --count 300 -- --count 300 --period-us 10000 --timeout-us 2000000 --fail-on-miss
+miss_run hog --count 300 -- --count 300 --period-us 10000 --timeout-us 2000000 --fail-on-miss
 kill "$hog" 2>/dev/null || true
 wait "$hog" 2>/dev/null || true
 # exit 1: the misses (--fail-on-miss)
 [ $rc -eq 1 ] || fail "hog: --fail-on-miss with misses: exit $rc, expected 1: $(cat "$W/hog.loop.err")"
 
 # ---- 3: hackbench as background load ----
-command -v hackbench >/dev/null || fail "hackbench (rt-tests) not installed"
-hackbench -g 2 -l 1000000 >/dev/null 2>&1 &
-hb=$!
-gpio_pids+=("$hb")
-sleep 1
-run load --count 300 -- --count 300 --period-us 10000 --timeout-us 2000000
-kill "$hb" 2>/dev/null || true
-wait "$hb" 2>/dev/null || true
-# exit 0, or 1 for misses under the load (the join is checked below)
-[ $rc -le 1 ] || fail "load: exit $rc: $(cat "$W/load.loop.err")"
+load_run
 
 python3 - "$W" <<'PY'
 import json, sys
