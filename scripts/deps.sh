@@ -23,7 +23,7 @@ if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] && [ -z "${RTMON_DEPS_DEVEL
 fi
 export DEBIAN_FRONTEND=noninteractive
 top=$(cd "$(dirname "$0")/.." && pwd)
-# apt_update_retry, host_suite
+# apt_update_retry, apt_lists_fresh, host_suite
 . "$top/scripts/lib-board.sh"
 
 pkgs=(
@@ -79,16 +79,18 @@ for a in arm64 armhf; do
 done
 
 # apt-get install with every package already present is quick, but it still
-# needs package lists: refresh them when missing or older than a day.
+# needs package lists: refresh them when missing or not refreshed for a day
+# (apt_lists_fresh).
 lists=/var/lib/apt/lists
-if [ -n "$added_arch" ] ||
-	[ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]; then
+if [ -n "$added_arch" ] || ! apt_lists_fresh "$lists"; then
 	echo "deps: apt-get update"
 	# a mirror caught mid-sync fails one index (seen for bookworm-security
 	# armhf): tried again a few times (scripts/lib-board.sh); if it still
 	# fails the other lists are good: go on, the boards that need a lost
 	# list say so when they resolve their packages
-	if ! apt_update_retry "$(host_suite) system state"; then
+	if apt_update_retry "$(host_suite) system state"; then
+		touch "$lists/.rtmon-updated"
+	else
 		suite_failed_whose "$(host_suite)"
 		echo "deps: apt-get update still fails (above); continuing with the lists it kept: run 'make deps' again later for what they lack" >&2
 	fi

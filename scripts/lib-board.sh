@@ -161,7 +161,7 @@ board_kver() {
 		cat "$img/.kver"
 		return
 	fi
-	img=$(deb_dep_of "$(board_pkg "linux-image-$BOARD_KERNEL_FLAVOUR")")
+	img=$(deb_dep_of "$(board_pkg "linux-image-$BOARD_KERNEL_FLAVOUR")") || exit 1
 	img=${img%%:*}
 	echo "${img#linux-image-}"
 }
@@ -193,7 +193,7 @@ deb_fetch() {
 # scripts/); prints the headers' directory, usable as KDIR.
 board_cross_headers() {
 	local kver hpkg ver common kbuild root d
-	kver=$(board_kver)
+	kver=$(board_kver) || exit 1
 	hpkg=$(board_pkg "linux-headers-$kver")
 	ver=$(deb_candidate "$hpkg")
 	[ -n "$ver" ] || die "no candidate version for $hpkg (dpkg --add-architecture $BOARD_DEB_ARCH; apt-get update: run 'make deps')"
@@ -242,7 +242,7 @@ board_kdir() {
 		board_cross_headers
 		return
 	fi
-	kver=$(board_kver)
+	kver=$(board_kver) || exit 1
 	d=/usr/src/linux-headers-$kver
 	[ -f "$d/Makefile" ] || die "kernel headers for $kver not installed in $d (run 'make deps')"
 	echo "$d"
@@ -257,7 +257,7 @@ board_fetch_kernel() {
 		board_built_kernel
 		return
 	fi
-	kver=$(board_kver)
+	kver=$(board_kver) || exit 1
 	pkg=$(board_pkg "linux-image-$kver")
 	ver=$(deb_candidate "$pkg")
 	[ -n "$ver" ] || die "no candidate version for $pkg"
@@ -442,10 +442,21 @@ suite_failed_whose() {
 	done
 }
 
+# apt_lists_fresh LISTS: an apt lists directory holds indexes refreshed
+# within a day, by its stamp .rtmon-updated (touched after a good update):
+# the indexes' own mtimes are the mirror's Last-Modified, often a day old
+# when fetched, which would ask for an update at every call.
+apt_lists_fresh() {
+	ls "$1"/*_Packages* >/dev/null 2>&1 &&
+		[ -n "$(find "$1" -maxdepth 1 -name .rtmon-updated -mmin -1440 2>/dev/null)" ]
+}
+
 # suite_apt_update SUITE [force]: write the suite's sources.list and refresh
-# its lists when missing or older than a day (or when asked to), for the
-# architectures of suite_archs only. When the refresh fails (mirror
-# mid-sync, no network) but lists from an earlier refresh exist, those are
+# its lists when missing or not refreshed for a day (apt_lists_fresh), or
+# when asked to, for the architectures of suite_archs only. One update at
+# a time and none while an apt call reads the state (suite_apt): the
+# state's flock .rtmon-lock, exclusive here, shared there. When the refresh
+# fails (mirror mid-sync, no network) but lists from an earlier refresh exist, those are
 # used with a warning: a board whose packages are cached needs no network.
 # Such a failure is remembered for an hour (lists/.rtmon-failed), so the
 # many apt-cache calls of one build do not each wait through the retries
@@ -454,25 +465,50 @@ suite_failed_whose() {
 # (default: signed by Debian's archive keyring); tests/setup/run uses
 # trusted=yes for its local unsigned repository.
 suite_apt_update() {
-	local s=$1 d fresh archs a opts=()
-	d=$(suite_apt_dir "$s")
+	local d
+	d=$(suite_apt_dir "$1")
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-	echo "deb [${RTMON_SUITE_SOURCE_OPTIONS:-signed-by=/usr/share/keyrings/debian-archive-keyring.gpg}] $(debian_mirror) $s main" \
-		>"$d/sources.list.new"
+	# (checked unlocked first: a fresh state need not wait for a download)
+	[ "${2:-}" = force ] || ! suite_apt_fresh "$1" || return 0
+	(
+		flock 9
+		suite_apt_update_locked "$@"
+	) 9>"$d/.rtmon-lock"
+}
+
+# suite_apt_fresh SUITE: the state is for the sources line and the
+# architectures of now, refreshed within a day or failed within an hour
+suite_apt_fresh() {
+	local s=$1 d archs
+	d=$(suite_apt_dir "$s")
+	[ "$(suite_apt_source "$s")" = "$(cat "$d/sources.list" 2>/dev/null)" ] || return 1
+	archs=$(suite_archs "$s")
+	if apt_lists_fresh "$d/lists" &&
+		[ "$(cat "$d/lists/.rtmon-archs" 2>/dev/null)" = "$archs" ]; then
+		return 0
+	fi
+	[ -n "$(find "$d/lists" -maxdepth 1 -name .rtmon-failed -mmin -60 2>/dev/null)" ] &&
+		[ "$(cat "$d/lists/.rtmon-failed")" = "$archs" ]
+}
+
+# suite_apt_source SUITE: the state's sources line
+suite_apt_source() {
+	echo "deb [${RTMON_SUITE_SOURCE_OPTIONS:-signed-by=/usr/share/keyrings/debian-archive-keyring.gpg}] $(debian_mirror) $1 main"
+}
+
+suite_apt_update_locked() {
+	local s=$1 d archs a opts=()
+	d=$(suite_apt_dir "$s")
+	suite_apt_source "$s" >"$d/sources.list.new"
 	if cmp -s "$d/sources.list.new" "$d/sources.list"; then
 		rm -f "$d/sources.list.new"
 	else
 		mv "$d/sources.list.new" "$d/sources.list"
-		rm -f "$d"/lists/*_Packages* "$d/lists/.rtmon-failed"
+		rm -f "$d"/lists/*_Packages* "$d/lists/.rtmon-failed" "$d/lists/.rtmon-updated"
 	fi
-	fresh=$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)
+	# (another process may have refreshed it while this one waited)
+	[ "${2:-}" = force ] || ! suite_apt_fresh "$s" || return 0
 	archs=$(suite_archs "$s")
-	[ "$(cat "$d/lists/.rtmon-archs" 2>/dev/null)" = "$archs" ] || fresh=
-	[ -z "$fresh" ] || [ "${2:-}" = force ] || return 0
-	if [ "${2:-}" != force ] && [ -n "$(find "$d/lists" -maxdepth 1 -name .rtmon-failed -mmin -60 2>/dev/null)" ] &&
-		[ "$(cat "$d/lists/.rtmon-failed")" = "$archs" ]; then
-		return 0
-	fi
 	echo "apt-get update ($s for $archs, separate state in ${d#"$HOME"/})" >&2
 	opts=()
 	for a in $archs; do opts+=(-o "APT::Architectures::=$a"); done
@@ -480,6 +516,7 @@ suite_apt_update() {
 	if apt_update_retry "$s" $(suite_apt_opts "$s") "${opts[@]}"; then
 		echo "$archs" >"$d/lists/.rtmon-archs"
 		rm -f "$d/lists/.rtmon-failed"
+		touch "$d/lists/.rtmon-updated"
 		return 0
 	fi
 	suite_failed_whose "$s"
@@ -508,9 +545,12 @@ suite_apt() {
 	local cmd=$1
 	shift
 	if board_other_suite; then
-		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR"
+		suite_apt_update "$BOARD_SUITE" 2>&"$RTMON_LIB_STDERR" || exit 1
 		# shellcheck disable=SC2046
-		command "$cmd" $(suite_apt_opts "$BOARD_SUITE") "$@"
+		(
+			flock -s 9
+			command "$cmd" $(suite_apt_opts "$BOARD_SUITE") "$@"
+		) 9>"$(suite_apt_dir "$BOARD_SUITE")/.rtmon-lock"
 	else
 		command "$cmd" "$@"
 	fi
@@ -566,7 +606,7 @@ glibc_needed() {
 # Prints the headers' directory.
 board_suite_headers() {
 	local kver hpkg ver deps common kbuild root tmp d kb libs f need host cc prefix v pv
-	kver=$(board_kver)
+	kver=$(board_kver) || exit 1
 	hpkg=linux-headers-$kver
 	[ "${BOARD_DEB_ARCH:-}" = "$(dpkg --print-architecture)" ] || hpkg=$hpkg:$BOARD_DEB_ARCH
 	ver=$(deb_candidate "$hpkg")
