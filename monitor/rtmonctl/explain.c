@@ -234,50 +234,27 @@ const char explain_usage[] =
 
 int cmd_explain(int argc, char **argv, int json)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "record", required_argument, NULL, 'r' },
-		{ "snapshot", required_argument, NULL, 's' },
-		{ 0 }
-	};
-	const char *record = NULL, *snap_file = NULL;
 	struct rtmond_miss_id *ids;
+	struct saved_opts o;
 	json_error_t je;
 	size_t i, n;
-	int c, ret;
+	int ret;
 	json_t *m;
 
-	if (getenv("RTMON_DIR"))
-		rtmond_dir = getenv("RTMON_DIR");
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			rtmond_dir = optarg;
-			break;
-		case 'r':
-			record = optarg;
-			break;
-		case 's':
-			snap_file = optarg;
-			break;
-		default:
-			usage_hint();
-		}
-	}
-	if (record || snap_file) {
-		if (!record || optind != argc)
+	saved_opts(argc, argv, SAVED_RECORD, &o);
+	if (o.record || o.snapshot) {
+		if (!o.record || optind != argc)
 			usage_error("usage: rtmonctl explain --record FILE [--snapshot FILE] [--json]");
-		m = json_load_file(record, JSON_DISABLE_EOF_CHECK, &je);
+		m = json_load_file(o.record, JSON_DISABLE_EOF_CHECK, &je);
 		if (!m)
-			fail(0, "%s:%d: %s", record, je.line, je.text);
-		if (snap_file) {
-			ret = explain_one(m, snap_file, json);
+			fail(0, "%s:%d: %s", o.record, je.line, je.text);
+		if (o.snapshot) {
+			ret = explain_one(m, o.snapshot, json);
 		} else {
 			ret = explain_module(m, "none given", json) ? 1 : 0;
 			if (ret)
 				warn_miss("%s: no blame in the record (a module before record version 4): "
-					  "a snapshot is needed (--snapshot FILE)", record);
+					  "a snapshot is needed (--snapshot FILE)", o.record);
 		}
 		json_decref(m);
 		return ret;

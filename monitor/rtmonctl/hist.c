@@ -24,15 +24,18 @@ const char hist_usage[] =
 int cmd_hist(int argc, char **argv, int json)
 {
 	struct rtmon_hist *h;
+	struct saved_opts o;
 	json_error_t jerr;
 	json_t *root, *t, *b;
 	const char *name;
 	char path[1024], a[32];
 	size_t i;
 
-	dir_opts(argc, argv, 0);
+	saved_opts(argc, argv, 0, &o);
+	if (optind == argc)
+		usage_error("which target? (its name in rtmon.conf)");
 	if (optind != argc - 1)
-		usage_error("usage: rtmonctl hist TARGET [--dir DIR] [--json]");
+		usage_error("one target at a time: '%s' after '%s'", argv[optind + 1], argv[optind]);
 	name = argv[optind];
 	snprintf(path, sizeof(path), "%s/stats.json", rtmond_dir);
 	root = rtmond_stats_load(&jerr);

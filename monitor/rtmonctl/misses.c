@@ -107,95 +107,18 @@ static int miss_id(char *buf, size_t len, json_t *m, int loads)
 			loads > 1 ? ":" : "", (long long)json_integer_value(json_object_get(m, "seq")));
 }
 
-/* --since WHEN as wall-clock ns */
-static long long since_arg(const char *s)
-{
-	static const char *const fmts[] = {
-		"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M",
-		"%H:%M:%S", "%H:%M",
-	};
-	struct timespec now;
-	struct tm tm;
-	uint64_t ago;
-	long long secs;
-	size_t i;
-	time_t t;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	if (!rtmon_parse_duration(s, &ago)) {
-		long long now_ns = (long long)now.tv_sec * 1000000000 + now.tv_nsec;
-
-		/* longer ago than the epoch: every miss (0 would mean no --since) */
-		return ago < (uint64_t)now_ns ? now_ns - (long long)ago : 1;
-	}
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		const char *end;
-		struct tm want;
-
-		t = now.tv_sec;
-		localtime_r(&t, &tm);	/* the date of today for "HH:MM" */
-		tm.tm_sec = 0;
-		end = strptime(s, fmts[i], &tm);
-		if (!end || *end)
-			continue;
-		tm.tm_isdst = -1;
-		want = tm;
-		t = mktime(&tm);
-		secs = t;	/* a 32-bit time_t (armhf) always fits */
-		/* a date mktime() moved (02-31) is no date; the ns fit 64 bits */
-		if (t == (time_t)-1 || secs < 0 || secs > INT64_MAX / 1000000000 ||
-		    tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon ||
-		    tm.tm_year != want.tm_year)
-			break;
-		return secs * 1000000000;
-	}
-	usage_error("bad --since '%s' (a duration ago: 30min, 2h; or a local time: "
-		    "2026-12-02 10:00, 10:00:30)", s);
-}
-
 int cmd_misses(int argc, char **argv, int json)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "target", required_argument, NULL, 'T' },
-		{ 0 }
-	};
-	long n = -1, total = 0, i;
-	long long since = 0;
-	const char *target = NULL;
+	struct saved_opts o;
+	long total = 0, i;
 	char *first_load = NULL;
 	json_t **all = NULL;
-	char *line = NULL, *end;
-	int c, loads = 0, idw = 14;
+	char *line = NULL;
+	int loads = 0, idw = 14;
 	size_t cap = 0;
 	FILE *f;
 
-	if (getenv("RTMON_DIR"))
-		rtmond_dir = getenv("RTMON_DIR");
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			rtmond_dir = optarg;
-			break;
-		case 'n':
-			errno = 0;
-			n = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || n < 1)
-				usage_error("bad count '%s'", optarg);
-			break;
-		case 'S':
-			since = since_arg(optarg);
-			break;
-		case 'T':
-			target = optarg;
-			break;
-		default:
-			usage_hint();
-		}
-	}
+	saved_opts(argc, argv, SAVED_COUNT | SAVED_SINCE | SAVED_TARGET, &o);
 	if (optind != argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
 	f = rtmond_misses_open();
@@ -219,9 +142,9 @@ int cmd_misses(int argc, char **argv, int json)
 		} else if (loads == 1 && strcmp(load, first_load)) {
 			loads = 2;
 		}
-		if ((target && (!json_is_string(json_object_get(m, "target_name")) ||
-				strcmp(json_string_value(json_object_get(m, "target_name")), target))) ||
-		    (since && json_integer_value(json_object_get(m, "wall_ns")) < since)) {
+		if ((o.target && (!json_is_string(json_object_get(m, "target_name")) ||
+				  strcmp(json_string_value(json_object_get(m, "target_name")), o.target))) ||
+		    (o.since_ns && json_integer_value(json_object_get(m, "wall_ns")) < o.since_ns)) {
 			json_decref(m);
 			continue;
 		}
@@ -234,7 +157,7 @@ int cmd_misses(int argc, char **argv, int json)
 	free(line);
 	free(first_load);
 	/* the seq column as wide as its widest LOAD:SEQ */
-	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
+	for (i = o.count > 0 && total > o.count ? total - o.count : 0; i < total; i++) {
 		char id[200];
 		int w = miss_id(id, sizeof(id), all[i], loads);
 
@@ -244,7 +167,7 @@ int cmd_misses(int argc, char **argv, int json)
 	if (!json)
 		printf("%-*s %-18s %-16s %-8s %13s %13s %-22s %s\n", idw, "seq", "time", "target",
 		       "kind", "latency", "deadline", "task", "snapshot");
-	for (i = n > 0 && total > n ? total - n : 0; i < total; i++) {
+	for (i = o.count > 0 && total > o.count ? total - o.count : 0; i < total; i++) {
 		json_t *m = all[i];
 		char a[32], b[32], who[48], where[600], t1[160], t2[160], w2[2400], id[200], tm[40];
 		json_t *flags = json_object_get(m, "flags"), *fl;
@@ -303,12 +226,15 @@ int cmd_show(int argc, char **argv, int json)
 {
 	json_t *m, *hops, *h, *flags, *fl;
 	char a[32], b[32], where[600], t1[160], t2[160], t3[160], w2[2400];
+	struct saved_opts o;
 	long long want;
 	size_t i;
 
-	dir_opts(argc, argv, 0);
+	saved_opts(argc, argv, 0, &o);
+	if (optind == argc)
+		usage_error("which miss? (SEQ or LOAD:SEQ, as 'rtmonctl misses' shows it)");
 	if (optind != argc - 1)
-		usage_error("usage: rtmonctl show SEQ [--dir DIR] [--json]");
+		usage_error("one miss at a time: '%s' after '%s'", argv[optind + 1], argv[optind]);
 	m = rtmond_miss_find(argv[optind]);
 	want = json_integer_value(json_object_get(m, "seq"));
 	if (json) {

@@ -17,10 +17,10 @@
 
 #include "rtmon/rtmon.h"
 #include "rtmon_format.h"
-#include "rtmon_hist.h"
+#include "rtmon_summary.h"
 #include "rtmonctl.h"
 
-#define RTMON_MAX_TARGET_IDS	64	/* >= the module's max_targets */
+#define RTMON_MAX_TARGET_IDS	RTMON_SUMMARY_IDS	/* >= the module's max_targets */
 
 /* Target labels by id, to name them in records (read once at start). */
 static char target_names[RTMON_MAX_TARGET_IDS][RTMON_NAME_LEN];
@@ -61,15 +61,6 @@ const char records_usage[] =
 	"per target its count, misses, timeouts and latency min/avg/max/p99/p99.9 in us.\n"
 	"Exit status: 0, 1 a failure, 2 bad usage, 3 a miss with --fail-on-miss.\n";
 
-/* What the summary keeps of each target, by id (RTMON_MAX_TARGET_IDS: none). */
-struct rec_summary {
-	struct rtmon_hist *hist[RTMON_MAX_TARGET_IDS + 1];
-	uint64_t misses[RTMON_MAX_TARGET_IDS + 1];
-	uint64_t timeouts[RTMON_MAX_TARGET_IDS + 1];
-	uint64_t records;
-	double start_s;
-};
-
 static volatile sig_atomic_t records_stop;
 
 static void on_stop_signal(int sig)
@@ -89,92 +80,6 @@ static double now_s(void)
 static int is_miss(const struct rtm_record *rec)
 {
 	return !!(rec->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT));
-}
-
-static void summary_add(struct rec_summary *s, const struct rtm_record *rec)
-{
-	unsigned int id = rec->target_id < RTMON_MAX_TARGET_IDS ?
-			  rec->target_id : RTMON_MAX_TARGET_IDS;
-
-	if (!s->hist[id]) {
-		s->hist[id] = malloc(sizeof(*s->hist[id]));
-		if (!s->hist[id])
-			fail(ENOMEM, "records");
-		rtmon_hist_init(s->hist[id]);
-	}
-	rtmon_hist_add(s->hist[id], rec->latency_ns);
-	s->misses[id] += !!(rec->flags & RTM_REC_F_DEADLINE_MISS);
-	s->timeouts[id] += !!(rec->flags & RTM_REC_F_TIMEOUT);
-	s->records++;
-}
-
-static const char *summary_name(unsigned int id, char *buf, size_t len)
-{
-	if (id < RTMON_MAX_TARGET_IDS && target_name(id))
-		return target_name(id);
-	if (id < RTMON_MAX_TARGET_IDS)
-		snprintf(buf, len, "target %u", id);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-static void summary_json(const struct rec_summary *s)
-{
-	json_t *arr = json_array();
-	uint64_t misses = 0, timeouts = 0;
-	unsigned int id;
-	char nb[32];
-
-	for (id = 0; id <= RTMON_MAX_TARGET_IDS; id++) {
-		const struct rtmon_hist *h = s->hist[id];
-
-		if (!h)
-			continue;
-		misses += s->misses[id];
-		timeouts += s->timeouts[id];
-		json_array_append_new(arr, json_pack("{s:o, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"id", id < RTMON_MAX_TARGET_IDS ? json_integer(id) : json_null(),
-			"name", summary_name(id, nb, sizeof(nb)),
-			"count", (json_int_t)h->count,
-			"misses", (json_int_t)s->misses[id],
-			"timeouts", (json_int_t)s->timeouts[id],
-			"min_ns", (json_int_t)h->min_ns,
-			"avg_ns", (json_int_t)rtmon_hist_mean(h),
-			"max_ns", (json_int_t)h->max_ns,
-			"p99_ns", (json_int_t)rtmon_hist_percentile(h, 99),
-			"p99_9_ns", (json_int_t)rtmon_hist_percentile(h, 99.9)));
-	}
-	json_out(json_pack("{s:{s:f, s:I, s:I, s:I, s:o}}", "summary",
-		"seconds", now_s() - s->start_s, "records", (json_int_t)s->records,
-		"misses", (json_int_t)misses, "timeouts", (json_int_t)timeouts,
-		"targets", arr));
-}
-
-/* In microseconds throughout: columns that compare at a glance. */
-static void summary_text(const struct rec_summary *s)
-{
-	unsigned int id;
-	char nb[32];
-
-	printf("# %llu records in %.1f s\n", (unsigned long long)s->records,
-	       now_s() - s->start_s);
-	if (!s->records)
-		return;
-	printf("# %-16s %9s %7s %8s %10s %10s %10s %10s %10s\n", "target", "count",
-	       "misses", "timeouts", "min(us)", "avg(us)", "max(us)", "p99(us)", "p99.9(us)");
-	for (id = 0; id <= RTMON_MAX_TARGET_IDS; id++) {
-		const struct rtmon_hist *h = s->hist[id];
-
-		if (h)
-			printf("# %-16s %9llu %7llu %8llu %10.3f %10.3f %10.3f %10.3f %10.3f\n",
-			       summary_name(id, nb, sizeof(nb)), (unsigned long long)h->count,
-			       (unsigned long long)s->misses[id],
-			       (unsigned long long)s->timeouts[id], h->min_ns / 1e3,
-			       rtmon_hist_mean(h) / 1e3, h->max_ns / 1e3,
-			       rtmon_hist_percentile(h, 99) / 1e3,
-			       rtmon_hist_percentile(h, 99.9) / 1e3);
-	}
 }
 
 static void print_record(const struct rtm_record *rec, int json, int stamp,
@@ -229,7 +134,8 @@ int cmd_records(int argc, char **argv, int json)
 	sigset_t stops, waiting;
 	int stamp = 0, misses_only = 0, quiet = 0, summary = !json, fail_on_miss = 0;
 	double timeout = -1, idle_end, end_at = 0;
-	struct rec_summary sum = { 0 };
+	struct rtmon_summary sum = { 0 };
+	double start_s;
 	struct rtm_record recs[16];
 	long count = -1, printed = 0;
 	uint64_t missed = 0, dur_ns;
@@ -294,10 +200,10 @@ int cmd_records(int argc, char **argv, int json)
 	sigaddset(&stops, SIGINT);
 	sigaddset(&stops, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stops, &waiting);
-	sum.start_s = now_s();
+	start_s = now_s();
 	if (end_at)
-		end_at += sum.start_s;
-	idle_end = sum.start_s + timeout;
+		end_at += start_s;
+	idle_end = start_s + timeout;
 	while (!records_stop && (count < 0 || printed < count)) {
 		struct pollfd p = { .fd = rtmon_fd(r), .events = POLLIN };
 		double t = now_s(), stop = end_at;	/* 0: none */
@@ -331,7 +237,8 @@ int cmd_records(int argc, char **argv, int json)
 			fail(-n, "reading records failed");
 		wall_off = rtmon_wall_offset_ns();
 		for (i = 0; i < n; i++) {
-			summary_add(&sum, &recs[i]);
+			if (rtmon_summary_add(&sum, &recs[i]))
+				fail(ENOMEM, "records");
 			missed += is_miss(&recs[i]);
 			if (misses_only && !is_miss(&recs[i]))
 				continue;
@@ -350,11 +257,12 @@ int cmd_records(int argc, char **argv, int json)
 	}
 	/* a stop signal held back is taken now, by the handler */
 	sigprocmask(SIG_SETMASK, &waiting, NULL);
-	if (summary || quiet)
-		json ? summary_json(&sum) : summary_text(&sum);
+	if (json && (summary || quiet))
+		json_out(rtmon_summary_json(&sum, now_s() - start_s, target_name));
+	else if (summary || quiet)
+		rtmon_summary_text(stdout, &sum, now_s() - start_s, target_name);
 	fflush(stdout);
-	for (i = 0; i <= RTMON_MAX_TARGET_IDS; i++)
-		free(sum.hist[i]);
+	rtmon_summary_free(&sum);
 	rtmon_close(r);
 	return fail_on_miss && missed ? 3 : 0;
 }

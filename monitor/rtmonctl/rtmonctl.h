@@ -32,8 +32,21 @@ json_t *rtmond_stats_load(json_error_t *err);
 /* A target's object in it (borrowed), or NULL. */
 json_t *rtmond_stats_target(json_t *stats, const char *name);
 
-/* --dir and -n COUNT (when want_n) from argv; returns COUNT or -1 */
-long dir_opts(int argc, char **argv, int want_n);
+/*
+ * The options of the commands that read rtmond's files: --dir DIR always,
+ * and those of want (SAVED_*); any other is a usage error (exit 2).
+ * optind is left at the first operand.
+ */
+#define SAVED_COUNT	1u	/* -n/--count COUNT: the last COUNT */
+#define SAVED_SINCE	2u	/* --since WHEN: a duration ago or a local time */
+#define SAVED_TARGET	4u	/* --target NAME */
+#define SAVED_RECORD	8u	/* --record FILE, --snapshot FILE */
+struct saved_opts {
+	long count;		/* -1: all */
+	long long since_ns;	/* wall-clock ns; 0: no --since */
+	const char *target, *record, *snapshot;	/* NULL: not given */
+};
+void saved_opts(int argc, char **argv, unsigned int want, struct saved_opts *o);
 /* DIR/misses.jsonl for reading; fails if it cannot be opened. */
 FILE *rtmond_misses_open(void);
 /* A miss: its seq, and the module load it belongs to ("": any). */

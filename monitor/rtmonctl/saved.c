@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "rtmon/rtmon.h"
 #include "rtmon_format.h"
 #include "rtmonctl.h"
-
 
 const char *rtmond_dir = "/var/lib/rtmon";
 
@@ -33,36 +33,135 @@ json_t *rtmond_stats_target(json_t *stats, const char *name)
 	return json_object_get(json_object_get(stats, "targets"), name);
 }
 
-/* --dir DIR / -n N for the commands that read rtmond's files */
-long dir_opts(int argc, char **argv, int want_n)
+/* --since WHEN as wall-clock ns */
+static long long since_arg(const char *s)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' },
-		{ 0 }
+	static const char *const fmts[] = {
+		"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M",
+		"%H:%M:%S", "%H:%M",
 	};
-	long n = -1;
+	struct timespec now;
+	struct tm tm;
+	uint64_t ago;
+	long long secs;
+	size_t i;
+	time_t t;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!rtmon_parse_duration(s, &ago)) {
+		long long now_ns = (long long)now.tv_sec * 1000000000 + now.tv_nsec;
+
+		/* longer ago than the epoch: every miss (0 would mean no --since) */
+		return ago < (uint64_t)now_ns ? now_ns - (long long)ago : 1;
+	}
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		const char *end;
+		struct tm want;
+
+		t = now.tv_sec;
+		localtime_r(&t, &tm);	/* the date of today for "HH:MM" */
+		tm.tm_sec = 0;
+		end = strptime(s, fmts[i], &tm);
+		if (!end || *end)
+			continue;
+		tm.tm_isdst = -1;
+		want = tm;
+		t = mktime(&tm);
+		secs = t;	/* a 32-bit time_t (armhf) always fits */
+		/* a date mktime() moved (02-31) is no date; the ns fit 64 bits */
+		if (t == (time_t)-1 || secs < 0 || secs > INT64_MAX / 1000000000 ||
+		    tm.tm_mday != want.tm_mday || tm.tm_mon != want.tm_mon ||
+		    tm.tm_year != want.tm_year)
+			break;
+		return secs * 1000000000;
+	}
+	usage_error("bad --since '%s' (a duration ago: 30min, 2h; or a local time: "
+		    "2026-12-02 10:00, 10:00:30)", s);
+}
+
+/* the options of saved_opts, by the want bit that allows them (0: always) */
+static const struct saved_opt {
+	struct option o;
+	unsigned int want;
+	const char *shown;
+} saved_all[] = {
+	{ { "dir", required_argument, NULL, 'd' }, 0, "-d/--dir" },
+	{ { "count", required_argument, NULL, 'n' }, SAVED_COUNT, "-n/--count" },
+	{ { "since", required_argument, NULL, 'S' }, SAVED_SINCE, "--since" },
+	{ { "target", required_argument, NULL, 'T' }, SAVED_TARGET, "--target" },
+	{ { "record", required_argument, NULL, 'r' }, SAVED_RECORD, "--record" },
+	{ { "snapshot", required_argument, NULL, 's' }, SAVED_RECORD, "--snapshot" },
+};
+#define SAVED_NOPTS (sizeof(saved_all) / sizeof(saved_all[0]))
+
+/* an option getopt refused: another of these commands' (said by name), or none */
+static void __attribute__((noreturn)) saved_refused(const char *arg, int opt)
+{
+	const char *cmd = rtmonctl_command ?: "this command";
+	size_t i, n;
+
+	for (i = 0; i < SAVED_NOPTS; i++) {
+		const struct saved_opt *s = &saved_all[i];
+
+		n = strlen(s->o.name);
+		if ((opt && opt == s->o.val && s->o.val == 'n') ||
+		    (!strncmp(arg, "--", 2) && !strncmp(arg + 2, s->o.name, n) &&
+		     (arg[2 + n] == 0 || arg[2 + n] == '=')))
+			usage_error("%s is not an option of '%s'", s->shown, cmd);
+	}
+	if (opt)
+		usage_error("unknown option '-%c'", opt);
+	usage_error("unknown option '%s'", arg);
+}
+
+void saved_opts(int argc, char **argv, unsigned int want, struct saved_opts *o)
+{
+	struct option opts[SAVED_NOPTS + 1];
+	size_t i, n = 0;
 	char *end;
 	int c;
 
+	/* only this command's: getopt's prefixes then match its own options */
+	for (i = 0; i < SAVED_NOPTS; i++)
+		if (!saved_all[i].want || (want & saved_all[i].want))
+			opts[n++] = saved_all[i].o;
+	memset(&opts[n], 0, sizeof(opts[n]));
+	memset(o, 0, sizeof(*o));
+	o->count = -1;
 	if (getenv("RTMON_DIR"))
 		rtmond_dir = getenv("RTMON_DIR");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:", opts, NULL)) != -1) {
+	opterr = 0;	/* refusals said here */
+	while ((c = getopt_long(argc, argv, want & SAVED_COUNT ? ":d:n:" : ":d:", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			rtmond_dir = optarg;
 			break;
 		case 'n':
-			n = strtol(optarg, &end, 10);
-			if (!want_n || *end || n < 1)
+			errno = 0;
+			o->count = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->count < 1)
 				usage_error("bad count '%s'", optarg);
 			break;
+		case 'S':
+			o->since_ns = since_arg(optarg);
+			break;
+		case 'T':
+			o->target = optarg;
+			break;
+		case 'r':
+			o->record = optarg;
+			break;
+		case 's':
+			o->snapshot = optarg;
+			break;
+		case ':':
+			usage_error("'%s' needs a value", argv[optind - 1]);
 		default:
-			usage_hint();
+			saved_refused(argv[optind - 1], optopt);
 		}
 	}
-	return n;
 }
 
 FILE *rtmond_misses_open(void)

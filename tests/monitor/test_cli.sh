@@ -13,9 +13,11 @@ REPLAY=$2
 FAKE=$3
 W=$4
 here=$(cd "$(dirname "$0")" && pwd)
-fails=0
-pass() { echo "PASS: cli/$1"; }
-fail() { echo "FAIL: cli/$1: $2"; fails=$((fails + 1)); }
+# shellcheck disable=SC2034 # (read by cli-lib.sh)
+prefix=cli
+# pass, fail, run
+# shellcheck source=cli-lib.sh
+. "$here/cli-lib.sh"
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
@@ -185,19 +187,33 @@ else
 	fail check/not-an-action "\"$chip\": exit $rc: $(head -c 300 out.txt err.txt)"
 fi
 
-# usage errors: exit 2, the message, the command's --help named
-run() {
-	local name=$1 want=$2 msg=$3 rc=0
-	shift 3
-	"$@" >out.txt 2>err.txt || rc=$?
-	if [ $rc -ne "$want" ]; then
-		fail "$name" "exit $rc (want $want): $(head -c 300 err.txt)"
-	elif ! grep -qF -- "$msg" err.txt; then
-		fail "$name" "message '$(head -c 300 err.txt)' lacks '$msg'"
+# ---- one record schema: rtmon-replay's JSON line of a real snapshot's
+# worst chain explained by 'rtmonctl explain --record' from that snapshot,
+# with the culprit rtmon-replay --explain names for it
+D=$here/data/explain
+t="name=ct,comm=cyclictest,source=timer,end=switch_in,deadline=2ms"
+if "$REPLAY" --json --target "$t" "$D/snapshot.txt" >replay.jsonl 2>err.txt &&
+	python3 - replay.jsonl >worst.json 2>>err.txt <<'PY' &&
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+recs = [r for r in recs if r.get("type") == "record"]
+print(json.dumps(max(recs, key=lambda r: r["latency_ns"])))
+PY
+	"$R" explain --record worst.json --snapshot "$D/snapshot.txt" >ctl.txt 2>>err.txt &&
+	"$REPLAY" --explain --target "$t" "$D/snapshot.txt" >rx.txt 2>>err.txt; then
+	seq=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seq"])' worst.json)
+	a=$(grep -m1 "^#$seq " ctl.txt)
+	b=$(grep -m1 "^#$seq " rx.txt)
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		pass "schema/replay-line-explained (#$seq: $a)"
 	else
-		pass "$name (exit $want: $(head -n 1 err.txt | cut -c1-100))"
+		fail schema/replay-line-explained "rtmonctl: '$a', rtmon-replay: '$b'"
 	fi
-}
+else
+	fail schema/replay-line-explained "$(head -c 300 err.txt)"
+fi
+
+# usage errors: exit 2, the message, the command's --help named
 run records/unitless 2 "bad duration '10' (a number with a unit" records -d 10
 run records/bad-option 2 "Try 'rtmonctl records --help'" records --bogus
 run records/bad-count 2 "bad count '0'" records -n 0
@@ -205,6 +221,24 @@ run unknown-command 2 "unknown command 'recods'" "$R" recods
 run targets/deadline-zero 2 "a deadline must be more than 0" "$R" targets add --comm x --deadline 0us
 run misses/no-such-date 2 "bad --since '2026-02-31 10:00'" "$R" misses --since "2026-02-31 10:00"
 run misses/past-2262 2 "bad --since '2300-01-01 00:00'" "$R" misses --since "2300-01-01 00:00"
+run misses/bad-count 2 "bad count '3x'" "$R" misses -n 3x
+# the commands of rtmond's files: an option of another one refused by name
+run show/no-miss 2 "which miss? (SEQ or LOAD:SEQ" "$R" show
+run show/two-misses 2 "one miss at a time: '2' after '1'" "$R" show 1 2
+run show/count 2 "-n/--count is not an option of 'show'" "$R" show 1 -n 3
+run hist/no-target 2 "which target? (its name in rtmon.conf)" "$R" hist
+run hist/since 2 "--since is not an option of 'hist'" "$R" hist x --since 1h
+run explain/target 2 "--target is not an option of 'explain'" "$R" explain 1 --target x
+run misses/record 2 "--record is not an option of 'misses'" "$R" misses --record f.json
+run misses/unknown 2 "unknown option '--bogus'" "$R" misses --bogus
+run misses/no-value 2 "'--since' needs a value" "$R" misses --since
+# a prefix of the command's own option only (not of another command's)
+mkdir -p abbrev && : >abbrev/misses.jsonl
+if "$R" misses --s 1h --dir abbrev >out.txt 2>err.txt && grep -q '^seq ' out.txt; then
+	pass "misses/abbreviated (--s: --since, misses has no --snapshot)"
+else
+	fail misses/abbreviated "$(head -c 300 err.txt)"
+fi
 run replay/unitless 2 "bad target value deadline='100'" "$REPLAY" --target name=x,deadline=100
 # a cookie is decimal or 0x-hex, never octal (no module here: exit 1 after parsing)
 run mark/decimal 1 "rtmon-mark: begin 10: " "$B/rtmon-mark" begin 010

@@ -14,26 +14,14 @@ W=$2
 here=$(cd "$(dirname "$0")" && pwd)
 H=$here/data/hist-dispatch.json
 S=$here/data/status-dispatch.txt
-fails=0
-pass() { echo "PASS: rtmonctl/$1"; }
-fail() { echo "FAIL: rtmonctl/$1: $2"; fails=$((fails + 1)); }
+# shellcheck disable=SC2034 # (read by cli-lib.sh)
+prefix=rtmonctl
+# pass, fail, run
+# shellcheck source=cli-lib.sh
+. "$here/cli-lib.sh"
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-
-# run NAME WANT-STATUS WANT-MESSAGE CMD...: exit status and stderr of a failing command
-run() {
-	local name=$1 want=$2 msg=$3 rc=0
-	shift 3
-	"$@" >out.txt 2>err.txt || rc=$?
-	if [ $rc -ne "$want" ]; then
-		fail "$name" "exit $rc (want $want): $(head -c 300 err.txt)"
-	elif ! grep -qF -- "$msg" err.txt; then
-		fail "$name" "message '$(head -c 300 err.txt)' lacks '$msg'"
-	else
-		pass "$name (exit $want: $(head -n 1 err.txt | cut -c1-110))"
-	fi
-}
 
 # ---- plot
 if ! command -v gnuplot >/dev/null; then
