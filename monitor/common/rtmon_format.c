@@ -270,7 +270,7 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		if (h->ts_ns > prev)
 			prev = h->ts_ns;
 	}
-	o = json_pack("{s:I, s:i, s:s, s:I, s:i, s:s?, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:b, s:o, s:i, s:i, s:o}",
+	o = json_pack("{s:I, s:i, s:s, s:I, s:i, s:s?, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:b, s:o, s:i, s:i, s:I, s:o}",
 		"seq", (json_int_t)r->seq, "version", (int)r->version,
 		"kind", r->kind == RTM_KIND_TIMER ? "timer" : "irq",
 		"source", (json_int_t)r->source,
@@ -283,7 +283,7 @@ json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name)
 		"deadline_ns", (json_int_t)r->deadline_ns,
 		"miss", !!(r->flags & (RTM_REC_F_DEADLINE_MISS | RTM_REC_F_TIMEOUT)),
 		"flags", flags, "cpu", (int)r->cpu, "path_len", (int)r->path_len,
-		"hops", hops);
+		"chain_hops", (json_int_t)r->chain_hops, "hops", hops);
 	if (o && (r->flags & RTM_REC_F_COOKIE))
 		json_object_set_new(o, "cookie", json_integer((json_int_t)r->cookie));
 	/* which timer: records of modules before record version 3 have none */
@@ -460,6 +460,8 @@ size_t rtmon_record_json_line(char *buf, size_t len, const struct rtm_record *r,
 	jl_int(&b, (int)r->cpu);
 	jl_key(&b, "path_len");
 	jl_int(&b, (int)r->path_len);
+	jl_key(&b, "chain_hops");
+	jl_int(&b, (long long)r->chain_hops);
 	jl_key(&b, "hops");
 	jl_raw(&b, "[", 1);
 	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {

@@ -13,7 +13,6 @@
 
 #include "rtmon/rtmon.h"
 
-/* A new JSON object for the record (caller json_decref()s it). */
 /*
  * This boot's id (/proc/sys/kernel/random/boot_id, 36 characters): the
  * boot CLOCK_MONOTONIC times in records belong to. "" if unreadable.
@@ -40,6 +39,21 @@ const char *rtmon_term(char *buf, size_t len, const char *s);
 int rtmon_text_ok(const char *s);
 void rtmon_text_escape(char *dst, size_t len, const char *src);
 
+/*
+ * The record JSON, one schema for rtmonctl records --json, rtmond's
+ * records.jsonl and misses.jsonl, and rtmon-replay --json (which puts
+ * "type":"record" first): seq, version (the record's), kind ("irq" or
+ * "timer"), source, target (-1: none), target_name (null: not known), pid,
+ * tgid, comm, start_ns, end_ns, latency_ns, deadline_ns, miss, flags (of
+ * deadline_miss, timeout, was_overdue, truncated, dropped_hops, merged,
+ * coalesced, repoll), cpu, path_len, chain_hops, hops
+ * (each: event, cpu, pid, comm, ctx, what, ts_ns, delta_ns), cookie and
+ * timer when they apply, blame (the RTM_BLAME_* names with their ns,
+ * culprits, culprit_other_ns); rtmond adds read_ns, wall_ns, boot_id and
+ * load_id (rtmon_record_json_line). Integers are signed 64-bit: a
+ * cookie past 2^63 reads back negative (cast it to 64-bit unsigned).
+ * Returns a new object (the caller json_decref()s it), NULL on no memory.
+ */
 json_t *rtmon_record_json(const struct rtm_record *r, const char *target_name);
 /*
  * The same record as one line of records.jsonl, into buf: byte for byte

@@ -32,6 +32,8 @@
 
 #include "rtm_core.h"
 #include "rtmon/rtmon.h"
+#include "rtmon_format.h"
+#include "rtmon_summary.h"
 #include "replay.h"
 
 #define MAX_LINE	4096
@@ -42,7 +44,7 @@ const char *vec_names[RTM_NR_SOFTIRQ] = {
 	"SCHED", "HRTIMER", "RCU"
 };
 
-struct opts opt = { FMT_AUTO, false, false, true, false, 10000000ull };
+struct opts opt = { .fmt = FMT_AUTO, .flush = true, .tick_ns = 10000000ull };
 struct rtm_params params;
 bool params_set;
 struct rtm_core *core;
@@ -496,20 +498,6 @@ static void hop_desc(char *buf, size_t len, const struct rtm_rec_hop *h)
 	}
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /*
  * The blame's parts add up to the latency (rtm_blame.c builds them so):
  * a record where they do not is a bug of the core, not of the input.
@@ -527,31 +515,6 @@ static void blame_check(const struct rtm_record *r)
 			(unsigned long long)r->latency_ns);
 		exit(3);
 	}
-}
-
-static void blame_json(const struct rtm_record *r)
-{
-	const struct rtm_rec_culprit *k;
-	char comm[RTM_COMM_LEN + 1];
-	unsigned int i, n = 0;
-
-	printf(",\"blame\":{");
-	for (i = 0; i < RTM_BLAME_NR; i++)
-		printf("%s\"%s\":%llu", i ? "," : "", rtmon_blame_name(i),
-		       (unsigned long long)r->blame.ns[i]);
-	printf(",\"culprits\":[");
-	for (i = 0; i < RTM_REC_CULPRITS; i++) {
-		k = &r->blame.culprit[i];
-		if (!k->pid)
-			continue;
-		comm_str(comm, k->comm);
-		printf("%s{\"pid\":%u,\"comm\":", n++ ? "," : "", k->pid);
-		json_str(comm);
-		printf(",\"prio\":%u,\"category\":\"%s\",\"ns\":%llu}", k->prio,
-		       rtmon_blame_name(k->category), (unsigned long long)k->ns);
-	}
-	printf("],\"culprit_other_ns\":%llu}",
-	       (unsigned long long)r->blame.culprit_other_ns);
 }
 
 static void blame_text(const struct rtm_record *r)
@@ -580,6 +543,67 @@ static void blame_text(const struct rtm_record *r)
 	putchar('\n');
 }
 
+/*
+ * The record JSON schema's integers are signed 64-bit (jansson's, and so
+ * every reader's): a time past 2^63 ns (292 years of uptime; only a made-up
+ * trace gets there) cannot be written, and is refused rather than wrapped.
+ */
+static void json_range_check(const struct rtm_record *r)
+{
+	unsigned long long m = r->start_ns | r->end_ns | r->latency_ns | r->deadline_ns;
+	unsigned int i;
+
+	for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++)
+		m |= r->hops[i].ts_ns;
+	if (m >> 63)
+		input_error("record #%llu: a time past 2^63 ns, which the record JSON "
+			    "(signed 64-bit integers) cannot hold: replay without --json",
+			    (unsigned long long)r->seq);
+}
+
+/* o as one line of the JSON stream, "type" first; o's reference is dropped */
+static void json_stream_line(const char *type, json_t *o, const char *what)
+{
+	json_t *line = json_pack("{s:s}", "type", type);
+
+	if (!o || !line || json_object_update(line, o) ||
+	    json_dumpf(line, stdout, JSON_COMPACT)) {
+		fprintf(stderr, "rtmon-replay: no memory for %s\n", what);
+		exit(3);
+	}
+	putchar('\n');
+	json_decref(o);
+	json_decref(line);
+}
+
+/* --summary: every record read, and their span in trace time */
+static struct rtmon_summary summary;
+static __u64 summary_first_ns = UINT64_MAX, summary_last_ns;
+
+/* a target by its task name (--target name= or comm=), made text */
+static const char *target_label(uint32_t id)
+{
+	static char buf[RTMON_COMM_TEXT];
+
+	if (id >= RTM_MAX_TARGETS || !pending_tg[id].comm[0])
+		return NULL;
+	rtmon_comm(buf, (const uint8_t *)pending_tg[id].comm);
+	return buf;
+}
+
+static void summary_print(void)
+{
+	double s = summary_last_ns > summary_first_ns ?
+		   (double)(summary_last_ns - summary_first_ns) / 1e9 : 0;
+
+	if (opt.json)
+		json_stream_line("summary", rtmon_summary_json(&summary, s, target_label),
+				 "the summary");
+	else
+		rtmon_summary_text(stdout, &summary, s, target_label);
+	rtmon_summary_free(&summary);
+}
+
 static void print_record(const struct rtm_record *r)
 {
 	char comm[RTM_COMM_LEN + 1], fl[128], desc[64];
@@ -590,48 +614,24 @@ static void print_record(const struct rtm_record *r)
 	blame_check(r);
 	if (opt.explain)
 		rx_keep_record(r);
-	comm_str(comm, r->target_comm);
-	flags_str(fl, sizeof(fl), r->flags);
-	if (opt.json) {
-		printf("{\"type\":\"record\",\"version\":%u,\"seq\":%llu"
-		       ",\"kind\":\"%s\",\"source\":%llu"
-		       ",\"cpu\":%u,\"target\":", r->version, (unsigned long long)r->seq,
-		       r->kind == RTM_KIND_IRQ ? "irq" : "timer",
-		       (unsigned long long)r->source, r->cpu);
-		if (r->target_id == RTM_TARGET_NONE)
-			printf("null");
-		else
-			printf("%u", r->target_id);
-		printf(",\"pid\":%u,\"tgid\":%u,\"comm\":", r->target_pid,
-		       r->target_tgid);
-		json_str(comm);
-		printf(",\"start_ns\":%llu,\"end_ns\":%llu"
-		       ",\"latency_ns\":%llu,\"deadline_ns\":%llu"
-		       ",\"flags\":\"%s\",\"path_len\":%u,\"chain_hops\":%u",
-		       (unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
-		       (unsigned long long)r->latency_ns, (unsigned long long)r->deadline_ns, fl,
-		       r->path_len, r->chain_hops);
-		if (r->flags & RTM_REC_F_COOKIE)
-			printf(",\"cookie\":%llu", (unsigned long long)r->cookie);
-		if (r->kind == RTM_KIND_TIMER)
-			printf(",\"timer\":\"%s\"", rtmon_timer_name(r->timer_kind));
-		printf(",\"hops\":[");
-		for (i = 0; i < r->nhops && i < RTM_REC_MAX_HOPS; i++) {
-			h = &r->hops[i];
-			comm_str(comm, h->comm);
-			printf("%s{\"type\":\"%s\",\"cpu\":%u,\"pid\":%u,\"ctx\":\"%s\",\"comm\":",
-			       i ? "," : "", hop_name(h->type), h->cpu, h->pid,
-			       ctx_name(h->ctx));
-			json_str(comm);
-			printf(",\"ts_ns\":%llu,\"delta_ns\":%llu}",
-			       (unsigned long long)h->ts_ns, i && h->ts_ns >= r->hops[i - 1].ts_ns ?
-			       (unsigned long long)(h->ts_ns - r->hops[i - 1].ts_ns) : 0);
+	if (opt.summary) {
+		if (rtmon_summary_add(&summary, r)) {
+			fprintf(stderr, "rtmon-replay: no memory for the summary\n");
+			exit(3);
 		}
-		printf("]");
-		blame_json(r);
-		printf("}\n");
+		if (r->start_ns < summary_first_ns)
+			summary_first_ns = r->start_ns;
+		if (r->end_ns > summary_last_ns)
+			summary_last_ns = r->end_ns;
+	}
+	if (opt.json) {
+		/* rtmonctl's and rtmond's schema */
+		json_range_check(r);
+		json_stream_line("record", rtmon_record_json(r, NULL), "a record's JSON");
 		return;
 	}
+	comm_str(comm, r->target_comm);
+	flags_str(fl, sizeof(fl), r->flags);
 	printf(r->kind == RTM_KIND_IRQ ? "record #%llu %s%s %llu -> " :
 	       "record #%llu %s:%s 0x%llx -> ", (unsigned long long)r->seq,
 	       r->kind == RTM_KIND_IRQ ? "irq" : "timer",
@@ -766,6 +766,9 @@ static void usage(FILE *f)
 "  --explain                  ftrace, dat: explain every record (where its time\n"
 "                             went, who took it: rtmonctl explain's parts) from\n"
 "                             the trace itself, after the records\n"
+"  --summary                  after the records, rtmonctl records' summary: per\n"
+"                             target count, misses, timeouts, latency min/avg/\n"
+"                             max/p99/p99.9 (us), over the records' span\n"
 "  -h, --help                 this text\n"
 "  --version                  rtmon-replay's version\n");
 }
@@ -986,6 +989,8 @@ int main(int argc, char **argv)
 			opt.flush = false;
 		} else if (!strcmp(a, "--explain")) {
 			opt.explain = true;
+		} else if (!strcmp(a, "--summary")) {
+			opt.summary = true;
 		} else if (!strncmp(a, "--format=", 9)) {
 			if (!strcmp(a + 9, "auto"))
 				opt.fmt = FMT_AUTO;
@@ -1095,6 +1100,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.explain && rx_explain_all(opt.json))
 		return 1;
+	if (opt.summary)
+		summary_print();
 	print_counters(leaks);
 	if (rx_lock_waits || rx_lock_handovers)
 		fprintf(stderr, "rtmon-replay: %s: %lu PREEMPT_RT lock waits followed through (D inside lock:contention_begin RT .. contention_end), %lu lock hand-overs\n",

@@ -51,6 +51,7 @@ struct opts {
 	bool drain_at_end;
 	bool flush;
 	bool explain;		/* explain every record from the trace */
+	bool summary;		/* rtmonctl records' summary, before the counters */
 	__u64 tick_ns;		/* ftrace, .dat: synthesized tick period */
 };
 

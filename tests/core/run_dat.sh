@@ -6,7 +6,8 @@
 # within 1 us: the text has microseconds); every wakeup of cyclictest's
 # measuring thread by its timer (its switch-ins after its hrtimer expiry,
 # counted from the report) is a record, as many as cyclictest's own loops;
-# --explain gives the same culprits from both; truncated and corrupted copies of the .dat, and crafted section sizes,
+# --explain gives the same culprits from both; --summary agrees with the
+# records; truncated and corrupted copies of the .dat, and crafted section sizes,
 # are input errors (exit 1, a message naming the file, nothing on stdout).
 #   run_dat.sh REPLAY DATA_DIR TMPDIR
 REPLAY=$1
@@ -28,7 +29,7 @@ for f in "$DAT" "$TXT" "$CT"; do
 done
 
 # the .dat, auto-detected by its magic, and its report text
-"$REPLAY" --json --target "$TGT" "$DAT" > "$T/dat.json" 2> "$T/dat.err"
+"$REPLAY" --json --summary --target "$TGT" "$DAT" > "$T/dat.json" 2> "$T/dat.err"
 rc=$?
 if [ $rc -eq 0 ] && grep -q 'trace clock mono: timer chains start at the programmed expiry' "$T/dat.err"; then
 	pass "replay ($(grep -c '"type":"record"' "$T/dat.json") records; $(head -n 1 "$T/dat.err"))"
@@ -39,8 +40,34 @@ fi
 rc=$?
 [ $rc -eq 0 ] && pass "replay_text" || bad "replay_text: exit $rc: $(head -c 300 "$T/txt.err")"
 # the same through stdin (a file) and --format=dat
-"$REPLAY" --json --format=dat --target "$TGT" - < "$DAT" > "$T/stdin.json" 2>/dev/null
+"$REPLAY" --json --summary --format=dat --target "$TGT" - < "$DAT" > "$T/stdin.json" 2>/dev/null
 if cmp -s "$T/dat.json" "$T/stdin.json"; then pass "stdin"; else bad "stdin: output differs from the file's"; fi
+
+# --summary: rtmonctl records' summary of the records printed (every
+# record: timeouts too), in JSON and as text
+"$REPLAY" --summary --target "$TGT" "$DAT" > "$T/dat.txt" 2>/dev/null
+python3 - "$T/dat.json" "$T/dat.txt" <<'PY' || fail=1
+import json, re, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+recs = [o for o in objs if o["type"] == "record"]
+sums = [o["summary"] for o in objs if o["type"] == "summary"]
+lat = sorted(r["latency_ns"] for r in recs)
+p99 = lat[-(-len(lat) * 99 // 100) - 1]   # nearest rank
+want = dict(count=len(recs), misses=sum("deadline_miss" in r["flags"] for r in recs),
+            timeouts=sum("timeout" in r["flags"] for r in recs), min_ns=lat[0], max_ns=lat[-1])
+t = sums[0]["targets"][0] if len(sums) == 1 and len(sums[0]["targets"]) == 1 else {}
+got = {k: t.get(k) for k in want}
+# (the target by its task name, as --target gave it)
+text = re.search(r"^# cyclictest +(\d+) +(\d+) +(\d+) +([\d.]+) +[\d.]+ +([\d.]+) ", open(sys.argv[2]).read(), re.M)
+ok = (got == want and sums[0]["records"] == len(recs) and t["name"] == "cyclictest" and
+      p99 <= t["p99_ns"] < p99 + 1000 and objs.index(next(o for o in objs if o["type"] == "summary")) ==
+      len(objs) - 2 and text and [int(text.group(i)) for i in (1, 2, 3)] ==
+      [want["count"], want["misses"], want["timeouts"]] and
+      abs(float(text.group(4)) * 1000 - want["min_ns"]) < 1 and abs(float(text.group(5)) * 1000 - want["max_ns"]) < 1)
+print(f"{'PASS' if ok else 'FAIL'}: dat_summary: {got} from the records {want}; p99 {t.get('p99_ns')} ns, "
+      f"nearest rank {p99} ns; text: {text and text.group(0)}")
+sys.exit(0 if ok else 1)
+PY
 
 python3 - "$T/dat.json" "$T/txt.json" "$TXT" "$CT" <<'PY' || fail=1
 import json, re, sys
@@ -78,9 +105,9 @@ worst_start = worst_lat = 0
 diff = []
 for a, b in zip(dat, txt):
     same = (a["kind"], a["source"], a["pid"], a["comm"], a["timer"] if "timer" in a else None,
-            [h["type"] for h in a["hops"]]) == \
+            [h["event"] for h in a["hops"]]) == \
            (b["kind"], b["source"], b["pid"], b["comm"], b["timer"] if "timer" in b else None,
-            [h["type"] for h in b["hops"]])
+            [h["event"] for h in b["hops"]])
     ds = abs(a["start_ns"] - b["start_ns"])
     dl = abs(a["latency_ns"] - b["latency_ns"])
     worst_start, worst_lat = max(worst_start, ds), max(worst_lat, dl)
@@ -124,7 +151,7 @@ check("every_wakeup", woken > 0 and len(mine) == woken and woken == loops,
       f"{woken} timer wakeups of {tid} switched in (report, {events} events), "
       f"{len(mine)} records of {tid} from the .dat, {loops} cyclictest loops")
 check("wakeup_records", all(r["kind"] == "timer" and r["timer"] == "sleeper"
-                            and r["hops"][-1]["type"] == "switch_in" for r in mine),
+                            and r["hops"][-1]["event"] == "switch_in" for r in mine),
       "each a sleeper timer chain of the measuring thread ending at its switch-in")
 sys.exit(0 if ok else 1)
 PY

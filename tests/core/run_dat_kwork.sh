@@ -28,8 +28,7 @@ mod = [json.loads(l) for l in gzip.open(sys.argv[1], "rt")]
 mod = [r for r in mod if r["target_name"] == "model" and "timeout" not in r["flags"]]
 rep = sorted((json.loads(l) for l in open(sys.argv[2]) if '"type":"record"' in l),
              key=lambda r: r["start_ns"])
-ev = lambda h: h.get("event", h.get("type"))
-hops = lambda r: [(ev(h), h["pid"], h["cpu"]) for h in r["hops"]]
+hops = lambda r: [(h["event"], h["pid"], h["cpu"]) for h in r["hops"]]
 used, pairs = set(), []
 for r in mod:
     best = min(((abs(q["start_ns"] - r["start_ns"]), i) for i, q in enumerate(rep)
@@ -39,7 +38,7 @@ for r in mod:
         used.add(best[1])
         pairs.append((r, rep[best[1]]))
 same = [(r, q) for r, q in pairs if hops(r) == hops(q)]
-busy = [q for q in rep if any(ev(h) == "queue_work" for h in q["hops"])]
+busy = [q for q in rep if any(h["event"] == "queue_work" for h in q["hops"])]
 ok = True
 def check(name, cond, msg):
     global ok
@@ -49,7 +48,7 @@ check("joined", len(pairs) * 100 >= 98 * max(len(mod), len(rep)) and len(mod) >=
       f"module {len(mod)} records, replay {len(rep)}, joined {len(pairs)}")
 check("same_hops", len(same) * 100 >= 98 * len(pairs), f"{len(same)} of {len(pairs)} with the same hops")
 def queued_ok(q):
-    e = [ev(h) for h in q["hops"]]
+    e = [h["event"] for h in q["hops"]]
     i = e.index("queue_work")
     if i + 1 >= len(e) or e[i + 1] != "queued" or not q["hops"][i + 1]["comm"].startswith("kworker/"):
         return False

@@ -40,11 +40,11 @@ for seq, _, rx, after in waited:
 # its way into the sleep ends at its wakeup, unjoined above, yet has one)
 lone = [r["seq"] for r in recs if r["seq"] not in used and
         not any(r["start_ns"] <= p[2] <= r["end_ns"] for p in pk)]
-repoll = [r for r in recs if "REPOLL" in r["flags"]]
-bad_root = [r["seq"] for r in repoll if r["hops"][0]["type"] != "softirq_raise"]
+repoll = [r for r in recs if "repoll" in r["flags"]]
+bad_root = [r["seq"] for r in repoll if r["hops"][0]["event"] != "softirq_raise"]
 ok = not unexplained and not lone and repoll and not bad_root
 print(f"{'PASS' if ok else 'FAIL'}: dat_net_joined: {len(pk)} datagrams, {len(waited)} slept for, "
       f"{len(used)} joined to their own record, unexplained {unexplained[:10]}; {len(recs)} records, "
-      f"{len(lone)} without a datagram; {len(repoll)} REPOLL (root not a re-raise: {bad_root[:5]})")
+      f"{len(lone)} without a datagram; {len(repoll)} repoll (root not a re-raise: {bad_root[:5]})")
 sys.exit(0 if ok else 1)
 PY

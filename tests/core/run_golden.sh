@@ -2,7 +2,8 @@
 # Golden tests: run each golden/NAME.events through rtmon-replay (extra
 # arguments from NAME.args) and compare the text output with NAME.expected.
 # The --json output of the same input must be valid JSON lines whose
-# counters agree with the text output. Exit 3 of the tool (leak after
+# counters agree with the text output, or, with NAME.json-refused, an
+# input error with that message. Exit 3 of the tool (leak after
 # flush) fails the test.
 #   run_golden.sh REPLAY GOLDEN_DIR OUT_DIR [--update]
 REPLAY=$1
@@ -43,6 +44,16 @@ for ev in "$GDIR"/*.events; do
 	# shellcheck disable=SC2086
 	"$REPLAY" --json $args "$ev" > "$OUT/$name.json" 2> "$OUT/$name.json.err"
 	rc=$?
+	# NAME.json-refused: the JSON run's input error (its message's end)
+	if [ -f "$GDIR/$name.json-refused" ]; then
+		if [ $rc -eq 1 ] && grep -qF -- "$(cat "$GDIR/$name.json-refused")" "$OUT/$name.json.err"; then
+			echo "PASS: golden_json_$name (refused: $(cat "$GDIR/$name.json-refused"))"
+		else
+			echo "FAIL: golden_json_$name: exit $rc, want 1 and '$(cat "$GDIR/$name.json-refused")': $(head -c 200 "$OUT/$name.json.err")"
+			fail=1
+		fi
+		continue
+	fi
 	if ! command -v python3 >/dev/null 2>&1; then
 		echo "SKIP: golden_json_$name: python3 not available"
 		continue

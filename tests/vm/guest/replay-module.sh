@@ -125,8 +125,7 @@ if not rep:
 names = {0: "cyclictest", 1: "dispatch", 2: "gpio"}
 lo = min(r["start_ns"] for r in rep)
 hi = max(r["end_ns"] for r in rep)
-ev = lambda h: h.get("event", h.get("type"))
-hops = lambda r: [(ev(h), h["pid"], h["cpu"]) for h in r["hops"]]
+hops = lambda r: [(h["event"], h["pid"], h["cpu"]) for h in r["hops"]]
 ok = True
 table = []
 CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown", "queued")
@@ -149,7 +148,7 @@ for tid, name in names.items():
     # overdue reports (a chain still open at a tick past max_age) depend on
     # when each side's tick ran: the module's real one, the replay's
     # synthesized one; counted apart, the completed chains compared
-    tmo = lambda r: "timeout" in r["flags"] or "TIMEOUT" in r["flags"]
+    tmo = lambda r: "timeout" in r["flags"]
     m = sorted((r for r in mod if r["target"] == tid and not tmo(r)), key=lambda r: r["start_ns"])
     p = sorted((r for r in rep if r["target"] == tid and not tmo(r)), key=lambda r: r["start_ns"])
     overdue = (sum(1 for r in mod if r["target"] == tid and tmo(r)),
@@ -193,9 +192,9 @@ for tid, name in names.items():
         print(f"  {name}: {len(same) - bsame} of {len(same)} blames differ")
         ok = False
     for r in lone_m[:2]:
-        print(f"  {name}: module only: start {r['start_ns']} lat {r['latency_ns']} flags {r['flags']} hops {[ev(h) for h in r['hops']]}")
+        print(f"  {name}: module only: start {r['start_ns']} lat {r['latency_ns']} flags {r['flags']} hops {[h['event'] for h in r['hops']]}")
     for q in lone_p[:2]:
-        print(f"  {name}: replay only: start {q['start_ns']} lat {q['latency_ns']} flags {q['flags']} hops {[ev(h) for h in q['hops']]}")
+        print(f"  {name}: replay only: start {q['start_ns']} lat {q['latency_ns']} flags {q['flags']} hops {[h['event'] for h in q['hops']]}")
     for r, q in [(r, q) for r, q in pairs if hops(r) != hops(q)][:2]:
         print(f"  {name}: hops differ: module {hops(r)} replay {hops(q)}")
     if name == "cyclictest" and any(r["start_ns"] != q["start_ns"] for r, q in pairs):
