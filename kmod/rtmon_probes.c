@@ -397,7 +397,9 @@ static void rtmon_sched_switch(RTMON_SCHED_SWITCH_ARGS)
 /*
  * Workqueue items (core/rtm_kwork.c): an item queued by a context that
  * holds a branch carries the chain to the kworker that runs it, woken or
- * busy with earlier items (no wakeup then). The item's address is its key.
+ * busy with earlier items (no wakeup then). The item's address is its key;
+ * any queueing of a work whose branch still waits (a cancelled item's)
+ * frees that branch, so the gate lets those through too.
  */
 static rtmon_slowpath void rtmon_wq_queue_track(void *data,
 						struct work_struct *work)
@@ -409,7 +411,8 @@ static rtmon_slowpath void rtmon_wq_queue_track(void *data,
 		return;
 	cpu = smp_processor_id();
 	ctx = rtmon_ctx();
-	if (!rtm_kwork_queue_wanted(c, cpu, ctx) || in_nmi())
+	if (!rtm_kwork_queue_wanted(c, cpu, ctx, (u64)(unsigned long)work) ||
+	    in_nmi())
 		return;
 	rtm_ev_kwork_queue(c, cpu, rtmon_now(), ctx, current->pid,
 			   (u64)(unsigned long)work);
@@ -420,7 +423,8 @@ static void rtmon_wq_queue(void *data, rtmon_wq_req_cpu_t req_cpu,
 {
 	rtmon_bench_empty();
 	rtmon_count(RTMON_P_WQ_QUEUE);
-	if (rtm_waking_gate(__this_cpu_read(rtmon_pc)))
+	if (rtm_kwork_queue_gate(__this_cpu_read(rtmon_pc),
+				 READ_ONCE(rtmon_cookies_live)))
 		rtmon_wq_queue_track(data, work);
 }
 

@@ -90,6 +90,16 @@ static inline bool rtm_switch_gate(struct rtm_cpu *pc, rtm_a32 *tasks_live)
 	return rtm_cpu_busy(pc) || rtm_peek32(tasks_live);
 }
 
+/*
+ * A superset of rtm_kwork_queue_wanted() in any context: cookies_live is
+ * the cookie table's live count, 0 while no item nor librtmon work waits.
+ */
+static inline bool rtm_kwork_queue_gate(struct rtm_cpu *pc,
+					rtm_a32 *cookies_live)
+{
+	return rtm_cpu_busy(pc) || rtm_peek32(cookies_live);
+}
+
 /* no branch in the waker's context, nothing armed */
 static inline bool rtm_waking_wanted_pc(struct rtm_cpu *pc, u32 ctx)
 {
@@ -102,17 +112,22 @@ static inline bool rtm_waking_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
 	return RTM_CPU_OK(c, cpu) && rtm_waking_wanted_pc(&c->cpus[cpu], ctx);
 }
 
-/* rtm_ev_kwork_queue(): a branch in the queuing context */
-static inline bool rtm_kwork_queue_wanted(struct rtm_core *c, u32 cpu, u32 ctx)
-{
-	return RTM_CPU_OK(c, cpu) && rtm_ctx_busy(&c->cpus[cpu], ctx);
-}
-
-/* rtm_ev_kwork_start(): item work, queued by a chain, maybe waiting */
+/* item work, queued by a chain, maybe waiting (rtm_ev_kwork_start()) */
 static inline bool rtm_kwork_maybe(struct rtm_core *c, u64 work)
 {
 	return rtm_ld32(&c->cookies.live) &&
 	       rtm_htab_maybe(&c->cookies, rtm_cookie_tag(0, work));
+}
+
+/*
+ * rtm_ev_kwork_queue(): a branch in the queuing context, or one of the
+ * work's waiting (a cancelled queueing's, freed by any new one)
+ */
+static inline bool rtm_kwork_queue_wanted(struct rtm_core *c, u32 cpu, u32 ctx,
+					  u64 work)
+{
+	return RTM_CPU_OK(c, cpu) &&
+	       (rtm_ctx_busy(&c->cpus[cpu], ctx) || rtm_kwork_maybe(c, work));
 }
 
 /* rtm_ev_kwork_end(): the running task carries a branch */

@@ -863,9 +863,10 @@ void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br,
  * A hop of branch b, after its tip. Inline: every transition adds one,
  * and a call with eight arguments costs more than the stores themselves.
  * The slot is reserved here; the hop is published with the branch's
- * hand-over. True: b is a task's wakeup that is not to be followed, the
- * chain having gone past RTM_FOLLOW_HOPS_X times its hop slots to a task
- * no target may want; the caller frees b.
+ * hand-over. True: b is not to be followed, the chain having gone past
+ * RTM_FOLLOW_HOPS_X times its hop slots: a task's wakeup of a task no
+ * target may want, or a workqueue item's queueing (an item queueing
+ * itself would carry it forever); the caller frees b.
  */
 static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 				  u32 type, u32 ctx, u32 pid, const u64 *comm,
@@ -880,6 +881,8 @@ static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 	if (rtm_unlikely(idx >= c->p.chain_hops)) {
 		rtm_hop_full(c, cpu, ch);
 		/* (type is a constant at every call) */
+		if (type == RTM_HOP_QUEUE_WORK)
+			return idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops;
 		return type == RTM_HOP_WAKING && ctx == RTM_CTX_TASK &&
 		       idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops &&
 		       !rtm_may_reach(c, ch, b);

@@ -14,7 +14,10 @@
  * (hop queued, charged to the kworker). The item's branch is the
  * kworker's until the item ends: a wait inside it (D) is a wait, not the
  * end, and its end closes it, so that the kworker's next items are not
- * the chain's. A BH workqueue's item (6.9 and later) runs in softirq
+ * the chain's. A work is queued only once it ran or was cancelled, so a
+ * queueing finding the work's branch still waiting frees it, whoever
+ * queues (a cancelled item's chain is not carried by a later, untraced
+ * queueing of the same work). A BH workqueue's item (6.9 and later) runs in softirq
  * context inside whatever task it interrupted: its start and end are
  * ignored, and its branch is pruned with its chain. Entry points, called
  * by the kernel probes and the replay; they call only rtm_pass.c's, the
@@ -32,9 +35,20 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	rtm_a32 *slot;
 	u32 sb, nb, tag;
 
-	if (!RTM_CPU_OK(c, cpu) || !rtm_ctx_busy(&c->cpus[cpu], ctx))
+	if (!RTM_CPU_OK(c, cpu))
 		return;
+	/*
+	 * A work is queued again only once it ran or was cancelled: a branch
+	 * still waiting for it is a cancelled queueing's.
+	 */
+	if (rtm_kwork_maybe(c, work)) {
+		nb = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work, RTM_BF_KWORK);
+		if (nb)
+			rtm_branch_free(c, cpu, nb, RTM_C_BR_STALE);
+	}
 	pc = &c->cpus[cpu];
+	if (!rtm_ctx_busy(pc, ctx))
+		return;
 	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_ld32(slot);
 	/* a timer's pending expiry starts its chain only at a wakeup */
@@ -62,9 +76,14 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 		nbr->cookie = work;
 		nbr->flags |= RTM_BF_KWORK;
 		rtm_comm_load(nbr->comm, NULL);
-		rtm_hop_add(c, cpu, nb, RTM_HOP_QUEUE_WORK, ctx, 0, NULL, ts);
-		tag = rtm_cookie_tag(RTM_KWORK_TGID, work);
-		rtm_cookie_put(c, cpu, tag, nb);
+		/* an item queueing itself again is followed as far as a wakeup */
+		if (rtm_unlikely(rtm_hop_add(c, cpu, nb, RTM_HOP_QUEUE_WORK,
+					     ctx, 0, NULL, ts))) {
+			rtm_branch_free(c, cpu, nb, RTM_C_BR_PRUNED);
+		} else {
+			tag = rtm_cookie_tag(RTM_KWORK_TGID, work);
+			rtm_cookie_put(c, cpu, tag, nb);
+		}
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
 }

@@ -305,7 +305,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			set_target(c, a, b);
 			break;
 		case 24:
-			UNLESS_WANTED_NOOP(rtm_kwork_queue_wanted(c, cpu, (a >> 6) & 3),
+			GATE_COVERS(rtm_kwork_queue_wanted(c, cpu, (a >> 6) & 3, b & 7),
+				    rtm_kwork_queue_gate(&c->cpus[cpu], &c->cookies.live));
+			UNLESS_WANTED_NOOP(rtm_kwork_queue_wanted(c, cpu, (a >> 6) & 3, b & 7),
 					   rtm_ev_kwork_queue(c, cpu, ts, (a >> 6) & 3,
 							      a & 15, b & 7));
 			break;

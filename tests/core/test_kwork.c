@@ -362,6 +362,83 @@ static void t_woken_mid_item(void)
 	end();
 }
 
+/*
+ * A work is queued again only once it ran or was cancelled: an item the
+ * chain queued, cancelled, then queued by a context that carries no chain
+ * (a timer, another task) and run is not the chain's. Its run wakes the
+ * reader: no record (the first queueing's chain is abandoned).
+ */
+static void t_cancelled_item_queued_again(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+	struct rtm_stats s;
+
+	begin("cancelled_item_queued_again_untraced");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	/* cancel_work() leaves no event; an untracked task queues it again */
+	rtm_ev_switch(c, 1, 40000, 0, 0, 400, 400, c_rd, NULL);
+	rtm_ev_kwork_queue(c, 1, 50000, RTM_CTX_TASK, 400, WORK);
+	rtm_ev_switch(c, 1, 50050, 400, 1, KWORKER, 0, c_kw, NULL);
+	rtm_ev_kwork_start(c, 1, 50100, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 50200, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 50250, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 50300, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 0);
+	rtm_core_stats(c, &s);
+	CHECK(s.chains_abandoned == 1 && s.chains_completed == 0);
+	rtm_ev_switch(c, 0, 50400, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 50500, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * An item that queues itself again from its own run (a polling driver)
+ * carries its chain only as far as a wakeup would: past RTM_FOLLOW_HOPS_X
+ * times the chain's hop slots, the next queueing is not followed, and the
+ * reader its 100th run wakes is no record of the interrupt's.
+ */
+static void t_self_requeue_bounded(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+	unsigned long long t = 2000;
+	unsigned int i;
+
+	begin("self_requeueing_item_bounded");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 1500, 0, 0, KWORKER, 0, c_kw, NULL);
+	for (i = 0; i < 100; i++, t += 1000) {
+		rtm_ev_kwork_start(c, 1, t, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+		rtm_ev_kwork_queue(c, 1, t + 100, RTM_CTX_TASK, KWORKER, WORK);
+		rtm_ev_kwork_end(c, 1, t + 200, RTM_CTX_TASK, KWORKER, WORK);
+	}
+	rtm_ev_kwork_start(c, 1, t, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, t + 100, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, t + 200, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, t + 300, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 0);
+	rtm_ev_switch(c, 0, t + 400, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, t + 500, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 int main(void)
 {
 	t_busy_kworker();
@@ -371,6 +448,8 @@ int main(void)
 	t_bh_item();
 	t_late_wakeup_kept();
 	t_woken_mid_item();
+	t_cancelled_item_queued_again();
+	t_self_requeue_bounded();
 	free(mem);
 	return failed;
 }
