@@ -11,6 +11,8 @@
  * it: the one switched out for the chain's task, or the one that
  * preempted it (the hops' by_* fields); a work item's wait for the task
  * that ends it, busy with earlier work, names that task (a queued hop).
+ * IRQs and softirqs that ran over the chain's task or softirq in an
+ * interval (rtm_intf.c) are taken out of it first, as folded preemptions.
  */
 #include "rtm_internal.h"
 
@@ -107,6 +109,18 @@ static u64 rtm_blame_folded(struct rtm_rec_blame *out,
 	return pre;
 }
 
+/* the interference in the interval hop ci closes, at most span ns */
+static u64 rtm_blame_intf(struct rtm_rec_blame *out,
+			  const struct rtm_intf *in, u64 span)
+{
+	u64 irq = in->irq_ns < span ? in->irq_ns : span;
+	u64 si = in->si_ns < span - irq ? in->si_ns : span - irq;
+
+	out->ns[RTM_BLAME_IRQ_INTF] += irq;
+	out->ns[RTM_BLAME_SOFTIRQ_INTF] += si;
+	return irq + si;
+}
+
 static u64 rtm_who_ns(const struct rtm_blame_who *w)
 {
 	return w->ns[RTM_WHO_RUNNABLE] + w->ns[RTM_WHO_PREEMPTED] +
@@ -161,7 +175,7 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 	struct rtm_blame_who w[RTM_BLAME_SEEN];
 	const struct rtm_hop *h, *child = NULL;
 	u64 next = end > start ? end : start, t, span, other = 0;
-	u32 cat, nw = 0, hi = tip_hop, n = 0;
+	u32 cat, nw = 0, hi = tip_hop, ci = 0, n = 0;
 
 	memset(out->ns, 0, sizeof(out->ns));
 	/* from the tip back to the root: parents strictly decrease to 0 */
@@ -181,6 +195,9 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 		if (child && rtm_unlikely(child->pre_ns))
 			span -= rtm_blame_folded(out, w, &nw, &other, child,
 						 span);
+		if (child)
+			span -= rtm_blame_intf(out, rtm_hop_intf(c, ch, ci),
+					       span);
 		out->ns[cat] += span;
 		if (cat == RTM_BLAME_PREEMPTED)
 			rtm_blame_charge(w, &nw, &other, h, cat, span);
@@ -190,6 +207,7 @@ void rtm_blame_fill(const struct rtm_core *c, const struct rtm_chain *ch,
 			rtm_blame_charge(w, &nw, &other, child, cat, span);
 		next = t;
 		child = h;
+		ci = hi;
 		if (!hi || ++n >= c->p.chain_hops)
 			break;
 		hi = h->parent;

@@ -56,6 +56,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	h->comm[1] = 0;
 	h->by_pid = 0;
 	h->pre_ns = 0;
+	rtm_hop_intf(c, ch, 0)->irq_ns = 0;
+	rtm_hop_intf(c, ch, 0)->si_ns = 0;
 	rtm_st32_rel(&ch->state, (gen << 8) | RTM_CS_LIVE);
 
 	bi = rtm_br_handle(c, bi);
@@ -69,6 +71,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	br->comm[0] = 0;
 	br->comm[1] = 0;
 	br->pre_ns = 0;
+	br->intf.irq_ns = 0;
+	br->intf.si_ns = 0;
 	rtm_count(c, cpu, RTM_C_STARTED);
 	rtm_count(c, cpu, RTM_C_BR_OPENED);
 	return bi;
@@ -125,7 +129,11 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	br->cookie = 0;
 	br->comm[0] = p->comm[0];
 	br->comm[1] = p->comm[1];
-	/* the parent's folded preemptions fall before the fork's first hop */
+	/*
+	 * the parent's folded preemptions and interference fall before the
+	 * fork's first hop
+	 */
+	br->intf = p->intf;
 	br->pre_ns = p->pre_ns;
 	if (rtm_unlikely(br->pre_ns)) {
 		br->pre_blk_ns = p->pre_blk_ns;

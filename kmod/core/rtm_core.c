@@ -32,7 +32,8 @@ static bool rtm_pow2(u32 x)
 }
 
 struct rtm_layout {
-	size_t cpus, cnt, rings, slots, ovf, tpend, sipass, chains, branches, cnext, bnext;
+	size_t cpus, cnt, rings, slots, ovf, tpend, sipass, intf, chains;
+	size_t branches, cnext, bnext;
 	size_t tasks, cookies, total;
 	u32 stride;
 };
@@ -49,8 +50,9 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	    p->cookie_buckets > (1u << 24) || !rtm_pow2(p->ring_slots) ||
 	    p->ring_slots > (1u << 20) || !p->max_age_ns)
 		return false;
-	l->stride = RTM_ALIGN(sizeof(struct rtm_chain) +
-			      p->chain_hops * sizeof(struct rtm_hop), 64);
+	l->stride = RTM_ALIGN(sizeof(struct rtm_chain) + p->chain_hops *
+			      (sizeof(struct rtm_hop) + sizeof(struct rtm_intf)),
+			      64);
 	off = RTM_ALIGN(sizeof(struct rtm_core), 64);
 	l->cpus = off;
 	off += RTM_ALIGN(p->ncpus * sizeof(struct rtm_cpu), 64);
@@ -67,6 +69,9 @@ static bool rtm_layout(const struct rtm_params *p, struct rtm_layout *l)
 	off += (size_t)p->ncpus * 2 * sizeof(struct rtm_tpend);
 	l->sipass = off;
 	off += (size_t)p->ncpus * sizeof(struct rtm_sipass);
+	off = RTM_ALIGN(off, 64);
+	l->intf = off;
+	off += (size_t)p->ncpus * sizeof(struct rtm_intf_cpu);
 	l->chains = off;
 	off += (size_t)(p->nchains + 1) * l->stride;
 	l->branches = off;
@@ -114,6 +119,7 @@ struct rtm_core *rtm_core_init(void *mem, size_t len,
 	c->ovf = (struct rtm_ovf *)(base + l.ovf);
 	c->tpend = (struct rtm_tpend *)(base + l.tpend);
 	c->sipass = (struct rtm_sipass *)(base + l.sipass);
+	c->intf = (struct rtm_intf_cpu *)(base + l.intf);
 	for (k = 0; k < p->ncpus; k++)
 		rtm_ring_init(&c->rings[k], (struct rtm_ring_slot *)(base +
 			      l.slots) + (size_t)k * p->ring_slots,

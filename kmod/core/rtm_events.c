@@ -67,6 +67,10 @@ void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 	pc = &c->cpus[cpu];
 	if (rtm_unlikely(rtm_ld32(&pc->hi_cur) | rtm_ld32(&pc->hi_armed)))
 		rtm_irq_stale(c, cpu, pc);
+	/* over a chain's softirq or task: interference (a stale one reset) */
+	if (rtm_unlikely(rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->task_cur) |
+			 c->intf[cpu].irq_b))
+		rtm_intf_irq_entry(c, cpu, ts);
 	do {
 		t = rtm_tset_begin(c, &seq);
 		want = t->irq_any || (irq < RTM_MAX_IRQ &&
@@ -133,6 +137,8 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
+	if (rtm_unlikely(c->intf[cpu].irq_b))
+		rtm_intf_irq_exit(c, cpu, ts);
 	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
@@ -244,6 +250,8 @@ void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
+	if (rtm_unlikely(c->intf[cpu].irq_b))
+		rtm_intf_irq_exit(c, cpu, ts);
 	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
@@ -475,6 +483,9 @@ void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
 		rtm_disarm(c, cpu, pc);
 	}
+	/* over a chain's task: interference, unless the chain's own */
+	if (rtm_ld32(&pc->task_cur) | c->intf[cpu].si_b)
+		rtm_intf_si_entry(c, cpu, ts);
 	b = rtm_slot_take(&pc->si_pend[vec]);
 	if (!b)
 		return;
@@ -485,6 +496,7 @@ void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 	rtm_repoll_live_entry(c, cpu, vec);
 	rtm_hop_add(c, cpu, b, RTM_HOP_SOFTIRQ_ENTRY, RTM_CTX_SOFTIRQ, vec,
 		    NULL, ts);
+	rtm_intf_si_own(c, cpu, b);
 	rtm_slot_replace(c, cpu, &pc->si_cur, b);
 }
 
@@ -492,10 +504,11 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 {
 	u32 b;
 
-	(void)ts;
 	(void)vec;
 	if (!RTM_CPU_OK(c, cpu))
 		return;
+	if (c->intf[cpu].si_b)
+		rtm_intf_si_exit(c, cpu, ts);
 	b = rtm_slot_take(&c->cpus[cpu].si_cur);
 	if (b)
 		rtm_branch_free(c, cpu, b, RTM_C_BR_CLOSED);

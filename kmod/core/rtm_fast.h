@@ -222,14 +222,17 @@ static inline bool rtm_softirq_entry_wanted(struct rtm_core *c, u32 cpu,
 	if (!RTM_CPU_OK(c, cpu) || vec >= RTM_NR_SOFTIRQ)
 		return false;
 	pc = &c->cpus[cpu];
+	/* task_cur: softirq interference over a chain's task (rtm_intf.c) */
 	return rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->hi_armed) |
+	       rtm_ld32(&pc->task_cur) | c->intf[cpu].si_b |
 	       rtm_ld32(&pc->si_pend[vec]);
 }
 
 /* rtm_ev_softirq_exit() */
 static inline bool rtm_softirq_exit_wanted(struct rtm_core *c, u32 cpu)
 {
-	return RTM_CPU_OK(c, cpu) && rtm_ld32(&c->cpus[cpu].si_cur) != 0;
+	return RTM_CPU_OK(c, cpu) &&
+	       (rtm_ld32(&c->cpus[cpu].si_cur) | c->intf[cpu].si_b) != 0;
 }
 
 #endif /* RTM_FAST_H */

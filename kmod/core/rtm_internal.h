@@ -457,6 +457,16 @@ struct rtm_chain {
 #define RTM_BF_COOKIE		RTM_REC_F_COOKIE
 _Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
 
+/*
+ * Interference (rtm_intf.c): hard IRQ and softirq time on the cpu over a
+ * branch's task or softirq, since its last hop (struct rtm_branch), or in
+ * the interval a hop closes (rtm_hop_intf()).
+ */
+struct rtm_intf {
+	u32 irq_ns;
+	u32 si_ns;
+};
+
 struct rtm_branch {
 	rtm_a32 chain;		/* peeked by tick without ownership */
 	u16 hop;		/* last hop of this branch's path */
@@ -478,7 +488,8 @@ struct rtm_branch {
 	u64 pre_by_comm[2];
 	u32 pre_by_pid;
 	u8 pre_by_prio;
-	u8 pad[7];
+	u8 pad[3];
+	struct rtm_intf intf;	/* since the branch's last hop */
 };
 
 /*
@@ -585,7 +596,7 @@ struct rtm_ovf {
 	rtm_a32 busy;
 	u32 pad[15];
 	struct rtm_record rec;
-	u64 pad1[1];
+	u64 pad1[7];
 };
 
 _Static_assert(sizeof(struct rtm_ovf) % 64 == 0, "rtm_ovf: 64-byte stride");
@@ -618,6 +629,7 @@ struct rtm_core {
 	struct rtm_ovf *ovf;		/* per cpu, records with no ring slot */
 	struct rtm_tpend *tpend;	/* 2 per cpu: [0] soft, [1] hard */
 	struct rtm_sipass *sipass;	/* per cpu (rtm_repoll.c) */
+	struct rtm_intf_cpu *intf;	/* per cpu (rtm_intf.c) */
 	rtm_a32 handoff[RTM_NHANDOFF];	/* IRQ threads' passes that handed
 					 * nothing traced (rtm_handoff.c) */
 	rtm_a32 handoff_used;		/* slots of handoff[] in use: exact
@@ -632,6 +644,29 @@ static inline struct rtm_chain *rtm_chain_of(struct rtm_core *c, u32 idx)
 {
 	return (struct rtm_chain *)(c->chains + (size_t)idx * c->chain_stride);
 }
+
+/* the interference in the interval hop idx closes: after the hops */
+static inline struct rtm_intf *rtm_hop_intf(const struct rtm_core *c,
+					    const struct rtm_chain *ch, u32 idx)
+{
+	return (struct rtm_intf *)&ch->hops[c->p.chain_hops] + idx;
+}
+
+/*
+ * The IRQ and the softirq running on a cpu over a branch (rtm_intf.c):
+ * the branch's handle when it began (0: none), its start; an IRQ's
+ * branch in si_cur (irq_si) or task_cur; the IRQs within the softirq.
+ * Only that cpu's events touch it; neither kind nests in itself.
+ */
+struct rtm_intf_cpu {
+	u64 irq_at;
+	u64 si_at;
+	u64 si_irq_ns;
+	u32 irq_b;
+	u32 si_b;
+	u32 irq_si;
+	u32 pad[7];
+};
 
 /*
  * A branch is named by a handle: its index in the low RTM_BR_IDX_BITS,
@@ -800,6 +835,12 @@ bool rtm_may_reach(struct rtm_core *c, struct rtm_chain *ch, u32 b);
 u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
+/* rtm_intf.c: IRQs and softirqs over a chain's task or softirq */
+void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts);
+void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts);
+void rtm_intf_si_entry(struct rtm_core *c, u32 cpu, u64 ts);
+void rtm_intf_si_own(struct rtm_core *c, u32 cpu, u32 b);
+void rtm_intf_si_exit(struct rtm_core *c, u32 cpu, u64 ts);
 void rtm_slot_put_merge(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 /* rtm_repoll.c: a softirq pass re-raised after its IRQ chain completed */
 bool rtm_repoll_young(struct rtm_core *c, u32 b, u64 now);
@@ -913,6 +954,9 @@ static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 	h->pre_ns = 0;
 	if (rtm_unlikely(br->pre_ns))
 		rtm_hop_take_folded(h, br, by != NULL);
+	*rtm_hop_intf(c, ch, idx) = br->intf;
+	br->intf.irq_ns = 0;
+	br->intf.si_ns = 0;
 	br->hop = (u16)idx;
 	return false;
 }

@@ -13,8 +13,8 @@
 
 #include <linux/types.h>
 
-#define RTM_REC_VERSION		5	/* 2: cookie; 3: timer_kind; 4: blame;
-					 * 5: queued */
+#define RTM_REC_VERSION		6	/* 2: cookie; 3: timer_kind; 4: blame;
+					 * 5: queued; 6: interference */
 #define RTM_REC_MAX_HOPS	16
 #define RTM_COMM_LEN		16
 
@@ -141,13 +141,21 @@
 					 * work (or preempted meanwhile: a
 					 * snapshot tells); after UNKNOWN,
 					 * indexes stay those of version 4 */
-#define RTM_BLAME_NR		9
+#define RTM_BLAME_IRQ_INTF	9	/* hard IRQ handlers run on the cpu
+					 * over the chain's task or softirq
+					 * while it ran there */
+#define RTM_BLAME_SOFTIRQ_INTF	10	/* softirqs (not the chain's) run
+					 * over the chain's task, their IRQs
+					 * left out */
+#define RTM_BLAME_NR		11
 #define RTM_BLAME_NAMES_INIT {						\
 	[RTM_BLAME_SOURCE] = "source", [RTM_BLAME_HANDLER] = "handler",	\
 	[RTM_BLAME_SOFTIRQ] = "softirq", [RTM_BLAME_RUNNABLE] = "runnable",	\
 	[RTM_BLAME_RUNNING] = "running", [RTM_BLAME_PREEMPTED] = "preempted",	\
 	[RTM_BLAME_BLOCKED] = "blocked", [RTM_BLAME_UNKNOWN] = "unknown",	\
-	[RTM_BLAME_QUEUED] = "queued" }
+	[RTM_BLAME_QUEUED] = "queued",					\
+	[RTM_BLAME_IRQ_INTF] = "irq_interference",			\
+	[RTM_BLAME_SOFTIRQ_INTF] = "softirq_interference" }
 /*
  * The tasks that held the cpu while the chain's task waited for it
  * (runnable: the task switched out for it; preempted: the task that took
@@ -211,7 +219,7 @@ struct rtm_record {
 
 _Static_assert(sizeof(struct rtm_rec_hop) == 32, "rtm_rec_hop layout");
 _Static_assert(sizeof(struct rtm_rec_culprit) == 32, "rtm_rec_culprit layout");
-_Static_assert(sizeof(struct rtm_rec_blame) == 208, "rtm_rec_blame layout");
-_Static_assert(sizeof(struct rtm_record) == 824, "rtm_record layout");
+_Static_assert(sizeof(struct rtm_rec_blame) == 224, "rtm_rec_blame layout");
+_Static_assert(sizeof(struct rtm_record) == 840, "rtm_record layout");
 
 #endif /* RTM_RECORD_H */

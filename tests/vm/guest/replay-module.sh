@@ -128,7 +128,8 @@ hi = max(r["end_ns"] for r in rep)
 hops = lambda r: [(h["event"], h["pid"], h["cpu"]) for h in r["hops"]]
 ok = True
 table = []
-CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown", "queued")
+CATS = ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown", "queued",
+        "irq_interference", "softirq_interference")
 def same_culprit(r, q):
     """the same first culprit; two culprits within 1 us of each other (the
     two clocks' tolerance) are a tie either side may order its own way

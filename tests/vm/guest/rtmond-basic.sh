@@ -240,7 +240,7 @@ assert metric("rtmon_chains_completed_total") >= int(cm.group(2))
 # the module's blame of every completed chain adds up to their latencies
 bl = sum(metric(f'rtmon_target_blame_seconds_total{{target="dispatch",category="{k}"}}')
          for k in ("source", "handler", "softirq", "runnable", "running", "preempted", "blocked", "unknown",
-                   "queued"))
+                   "queued", "irq_interference", "softirq_interference"))
 ls = metric('rtmon_latency_seconds_sum{target="dispatch"}')
 print(f"blame {bl:.9f} s, latency sum {ls:.9f} s")
 assert abs(bl - ls) < 1e-8, "the blame metrics do not add up to the latency sum"
