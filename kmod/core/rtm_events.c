@@ -36,13 +36,33 @@ static rtm_always_inline void rtm_disarm(struct rtm_core *c, u32 cpu,
 		rtm_disarm_slow(c, cpu, pc);
 }
 
-static rtm_noinline void rtm_irq_stale(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc)
+/*
+ * An IRQ entry on a cpu with a branch in hi_cur, hi_armed (stale: freed,
+ * disarmed), si_cur or task_cur (the IRQ interferes with it).
+ */
+static rtm_noinline void rtm_irq_busy(struct rtm_core *c, u32 cpu,
+				      struct rtm_cpu *pc, u64 ts, u32 irq)
 {
-	u32 b = rtm_slot_take(&pc->hi_cur);
+	u32 b;
 
-	if (b)
-		rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
-	rtm_disarm(c, cpu, pc);
+	if (rtm_ld32(&pc->hi_cur) | rtm_ld32(&pc->hi_armed)) {
+		b = rtm_slot_take(&pc->hi_cur);
+		if (b)
+			rtm_branch_free(c, cpu, b, RTM_C_BR_STALE);
+		rtm_disarm(c, cpu, pc);
+	}
+	if (rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->task_cur))
+		rtm_intf_irq_entry(c, cpu, ts, irq);
+}
+
+/* hi_cur, hi_armed, si_cur or task_cur holds a branch */
+static inline bool rtm_irq_entry_busy(struct rtm_cpu *pc)
+{
+	if (sizeof(void *) == 8)
+		return rtm_ld32(&pc->hi_cur) | rtm_peek64(&pc->ctx_words[1]) |
+		       rtm_ld32(&pc->task_cur);
+	return rtm_ld32(&pc->hi_cur) | rtm_ld32(&pc->hi_armed) |
+	       rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->task_cur);
 }
 
 static rtm_noinline void rtm_irq_start(struct rtm_core *c, u32 cpu,
@@ -65,12 +85,8 @@ void rtm_ev_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	pc = &c->cpus[cpu];
-	if (rtm_unlikely(rtm_ld32(&pc->hi_cur) | rtm_ld32(&pc->hi_armed)))
-		rtm_irq_stale(c, cpu, pc);
-	/* over a chain's softirq or task: interference (a stale one reset) */
-	if (rtm_unlikely(rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->task_cur) |
-			 c->intf[cpu].irq_b))
-		rtm_intf_irq_entry(c, cpu, ts);
+	if (rtm_unlikely(rtm_irq_entry_busy(pc)))
+		rtm_irq_busy(c, cpu, pc, ts, irq);
 	do {
 		t = rtm_tset_begin(c, &seq);
 		want = t->irq_any || (irq < RTM_MAX_IRQ &&
@@ -138,7 +154,7 @@ void rtm_ev_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 		return;
 	pc = &c->cpus[cpu];
 	if (rtm_unlikely(c->intf[cpu].irq_b))
-		rtm_intf_irq_exit(c, cpu, ts);
+		rtm_intf_irq_exit(c, cpu, ts, irq);
 	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
@@ -251,7 +267,7 @@ void rtm_ev_irq_exit_rerun(struct rtm_core *c, u32 cpu, u64 ts, u32 irq,
 	if (!RTM_CPU_OK(c, cpu))
 		return;
 	if (rtm_unlikely(c->intf[cpu].irq_b))
-		rtm_intf_irq_exit(c, cpu, ts);
+		rtm_intf_irq_exit(c, cpu, ts, irq);
 	b = rtm_irq_exit_take(c, cpu, irq);
 	if (!b)
 		return;
@@ -484,7 +500,7 @@ void rtm_ev_softirq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 		rtm_disarm(c, cpu, pc);
 	}
 	/* over a chain's task: interference, unless the chain's own */
-	if (rtm_ld32(&pc->task_cur) | c->intf[cpu].si_b)
+	if (rtm_ld32(&pc->task_cur))
 		rtm_intf_si_entry(c, cpu, ts);
 	b = rtm_slot_take(&pc->si_pend[vec]);
 	if (!b)

@@ -224,8 +224,7 @@ static inline bool rtm_softirq_entry_wanted(struct rtm_core *c, u32 cpu,
 	pc = &c->cpus[cpu];
 	/* task_cur: softirq interference over a chain's task (rtm_intf.c) */
 	return rtm_ld32(&pc->si_cur) | rtm_ld32(&pc->hi_armed) |
-	       rtm_ld32(&pc->task_cur) | c->intf[cpu].si_b |
-	       rtm_ld32(&pc->si_pend[vec]);
+	       rtm_ld32(&pc->task_cur) | rtm_ld32(&pc->si_pend[vec]);
 }
 
 /* rtm_ev_softirq_exit() */

@@ -654,9 +654,11 @@ static inline struct rtm_intf *rtm_hop_intf(const struct rtm_core *c,
 
 /*
  * The IRQ and the softirq running on a cpu over a branch (rtm_intf.c):
- * the branch's handle when it began (0: none), its start; an IRQ's
- * branch in si_cur (irq_si) or task_cur; the IRQs within the softirq.
- * Only that cpu's events touch it; neither kind nests in itself.
+ * the branch's handle when it began (0: none), its start; the IRQ's
+ * number and its branch's slot, si_cur (irq_si) or task_cur; the IRQs
+ * within the softirq. Only that cpu's events touch it; neither kind
+ * nests in itself. An entry without its exit (a trace's lost event) is
+ * left to the next exit, which only an IRQ of that number takes.
  */
 struct rtm_intf_cpu {
 	u64 irq_at;
@@ -665,7 +667,8 @@ struct rtm_intf_cpu {
 	u32 irq_b;
 	u32 si_b;
 	u32 irq_si;
-	u32 pad[7];
+	u32 irq;
+	u32 pad[6];
 };
 
 /*
@@ -836,8 +839,8 @@ u32 rtm_merge(struct rtm_core *c, u32 cpu, u32 b1, u32 b2);
 void rtm_slot_replace(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 void rtm_slot_putback(struct rtm_core *c, u32 cpu, rtm_a32 *slot, u32 b);
 /* rtm_intf.c: IRQs and softirqs over a chain's task or softirq */
-void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts);
-void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts);
+void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq);
+void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq);
 void rtm_intf_si_entry(struct rtm_core *c, u32 cpu, u64 ts);
 void rtm_intf_si_own(struct rtm_core *c, u32 cpu, u32 b);
 void rtm_intf_si_exit(struct rtm_core *c, u32 cpu, u64 ts);

@@ -53,7 +53,7 @@ static bool rtm_intf_give(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
 	return true;
 }
 
-void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts)
+void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
@@ -63,16 +63,19 @@ void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts)
 	if (!b)
 		b = rtm_ld32(&pc->task_cur);
 	ic->irq_b = b;
+	ic->irq = irq;
 	ic->irq_at = ts;
 }
 
-void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts)
+void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
 	u32 want = ic->irq_b;
 	u64 ns = ts > ic->irq_at ? ts - ic->irq_at : 0;
 
+	if (ic->irq != irq)
+		return;
 	ic->irq_b = 0;
 	if (ic->irq_si) {
 		rtm_intf_give(c, cpu, &pc->si_cur, want, ts, ns, true);
