@@ -46,8 +46,10 @@ pkgs=(
 	# GPIO loopback tests: gpio-sim and irq_sim are built from Debian's 6.1
 	# kernel source (scripts/build-gpio-sim; the 6.12 source is downloaded)
 	linux-source-6.1
-	# tests and benchmarks
-	valgrind clang libclang-rt-14-dev
+	# tests and benchmarks; the fleet's tools: promtool checks rtmond's
+	# metrics and alerting rules, a Prometheus server scrapes it
+	# (tests/monitor/test_prometheus.sh)
+	valgrind clang libclang-rt-14-dev prometheus
 	# JSON output of the tools (see README: choices)
 	libjansson-dev
 	# packaging tests: the DKMS build of rtmon-dkms

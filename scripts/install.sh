@@ -8,7 +8,8 @@
 #             librtmon.3
 #     daemon  rtmond, rtmonctl, rtmon-mark, /etc/rtmon/rtmon.conf, rtmon.service,
 #             modules-load.d, modprobe.d, udev rule,
-#             tmpfiles.d, sysusers.d, documentation, man pages (rtmond.8,
+#             tmpfiles.d, sysusers.d, documentation (Prometheus alerting
+#             rules among the examples), man pages (rtmond.8,
 #             rtmonctl.8, rtmon-mark.1, rtmon.conf.5), bash completion
 #     replay  rtmon-replay (make -C monitor/replay), rtmon-replay.1, its
 #             completion and README
@@ -154,6 +155,7 @@ for c in $comps; do
 		inst 644 "$top/README.md" "$DOCDIR/README.md"
 		inst 644 "$top/monitor/rtmond/README.md" "$DOCDIR/rtmond.md"
 		inst 644 "$top/config/kernel-rtmon.config" "$DOCDIR/kernel-rtmon.config"
+		inst 644 "$top/config/prometheus/rtmon-alerts.yml" "$DOCDIR/examples/prometheus/rtmon-alerts.yml"
 		instman rtmond.8 rtmonctl.8 rtmon-mark.1 rtmon.conf.5
 		inst 644 "$top/doc/completion/rtmonctl" "$COMPLETIONSDIR/rtmonctl"
 		inst 644 "$top/doc/completion/rtmond" "$COMPLETIONSDIR/rtmond"

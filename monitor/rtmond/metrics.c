@@ -273,8 +273,9 @@ char *rtmond_metrics_text(size_t *len)
 			bput(&b, "rtmon_latency_seconds_sum{target=\"%s\"} %.9f\n", label_esc(tn, sizeof(tn), s->name), h->sum_ns / 1e9);
 			bput(&b, "rtmon_latency_seconds_count{target=\"%s\"} %" PRIu64 "\n", label_esc(tn, sizeof(tn), s->name), h->count);
 		}
-		bput(&b, "# HELP rtmon_latency_quantile_seconds Latency quantiles per target from rtmond's 1 us histogram (quantile 1 is the maximum).\n"
-			 "# TYPE rtmon_latency_quantile_seconds gauge\n");
+		/* a summary: the only type a quantile label belongs to (promtool check metrics) */
+		bput(&b, "# HELP rtmon_latency_quantile_seconds Latency quantiles per target from rtmond's 1 us histogram (quantile 0 is the minimum, 1 the maximum).\n"
+			 "# TYPE rtmon_latency_quantile_seconds summary\n");
 		for (i = 0; i < cf->ntargets; i++) {
 			struct rtmond_slot *s = &rtmond_slots[live->slot[i]];
 
@@ -288,6 +289,10 @@ char *rtmond_metrics_text(size_t *len)
 				     label_esc(tn, sizeof(tn), s->name), qs[j], rtmon_hist_percentile(h, qs[j] * 100) / 1e9);
 			bput(&b, "rtmon_latency_quantile_seconds{target=\"%s\",quantile=\"0\"} %.9f\n",
 			     label_esc(tn, sizeof(tn), s->name), h->min_ns / 1e9);
+			bput(&b, "rtmon_latency_quantile_seconds_sum{target=\"%s\"} %.9f\n",
+			     label_esc(tn, sizeof(tn), s->name), h->sum_ns / 1e9);
+			bput(&b, "rtmon_latency_quantile_seconds_count{target=\"%s\"} %" PRIu64 "\n",
+			     label_esc(tn, sizeof(tn), s->name), h->count);
 		}
 	}
 	urcu_memb_read_unlock();
