@@ -71,8 +71,8 @@ u32 rtm_chain_start(struct rtm_core *c, u32 cpu, u32 kind, u64 source,
 	br->comm[0] = 0;
 	br->comm[1] = 0;
 	br->pre_ns = 0;
-	br->intf.irq_ns = 0;
-	br->intf.si_ns = 0;
+	rtm_st32(&br->intf_irq_ns, 0);
+	rtm_st32(&br->intf_si_ns, 0);
 	rtm_count(c, cpu, RTM_C_STARTED);
 	rtm_count(c, cpu, RTM_C_BR_OPENED);
 	return bi;
@@ -133,7 +133,8 @@ u32 rtm_branch_fork(struct rtm_core *c, u32 cpu, u32 parent)
 	 * the parent's folded preemptions and interference fall before the
 	 * fork's first hop
 	 */
-	br->intf = p->intf;
+	rtm_st32(&br->intf_irq_ns, rtm_ld32(&p->intf_irq_ns));
+	rtm_st32(&br->intf_si_ns, rtm_ld32(&p->intf_si_ns));
 	br->pre_ns = p->pre_ns;
 	if (rtm_unlikely(br->pre_ns)) {
 		br->pre_blk_ns = p->pre_blk_ns;

@@ -523,7 +523,7 @@ void rtm_ev_softirq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 vec)
 	(void)vec;
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	if (c->intf[cpu].si_b)
+	if (rtm_ld32(&c->intf[cpu].si_b))
 		rtm_intf_si_exit(c, cpu, ts);
 	b = rtm_slot_take(&c->cpus[cpu].si_cur);
 	if (b)

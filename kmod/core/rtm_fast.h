@@ -231,7 +231,8 @@ static inline bool rtm_softirq_entry_wanted(struct rtm_core *c, u32 cpu,
 static inline bool rtm_softirq_exit_wanted(struct rtm_core *c, u32 cpu)
 {
 	return RTM_CPU_OK(c, cpu) &&
-	       (rtm_ld32(&c->cpus[cpu].si_cur) | c->intf[cpu].si_b) != 0;
+	       (rtm_ld32(&c->cpus[cpu].si_cur) |
+		rtm_ld32(&c->intf[cpu].si_b)) != 0;
 }
 
 #endif /* RTM_FAST_H */

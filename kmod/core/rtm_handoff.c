@@ -425,6 +425,11 @@ static void rtm_handoff_rewind(const struct rtm_chain *ch,
 
 	while (ch->hops[h].depth > 1 && ch->hops[h].ts > ts)
 		h = ch->hops[h].parent;
+	/* interference since the later hops fell after ts: not the item's */
+	if (h != br->hop) {
+		rtm_st32(&br->intf_irq_ns, 0);
+		rtm_st32(&br->intf_si_ns, 0);
+	}
 	br->hop = (u16)h;
 }
 

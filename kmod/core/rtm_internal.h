@@ -459,8 +459,7 @@ _Static_assert(RTM_REC_F_COOKIE <= 0xff, "RTM_BF_COOKIE fits branch flags");
 
 /*
  * Interference (rtm_intf.c): hard IRQ and softirq time on the cpu over a
- * branch's task or softirq, since its last hop (struct rtm_branch), or in
- * the interval a hop closes (rtm_hop_intf()).
+ * branch's task or softirq, in the interval a hop closes (rtm_hop_intf()).
  */
 struct rtm_intf {
 	u32 irq_ns;
@@ -489,7 +488,12 @@ struct rtm_branch {
 	u32 pre_by_pid;
 	u8 pre_by_prio;
 	u8 pad[3];
-	struct rtm_intf intf;	/* since the branch's last hop */
+	/*
+	 * interference since the branch's last hop: added by the cpu it
+	 * ran on without owning the branch (rtm_intf.c), taken by its hop
+	 */
+	rtm_a32 intf_irq_ns;
+	rtm_a32 intf_si_ns;
 };
 
 /*
@@ -655,20 +659,26 @@ static inline struct rtm_intf *rtm_hop_intf(const struct rtm_core *c,
 /*
  * The IRQ and the softirq running on a cpu over a branch (rtm_intf.c):
  * the branch's handle when it began (0: none), its start; the IRQ's
- * number and its branch's slot, si_cur (irq_si) or task_cur; the IRQs
- * within the softirq. Only that cpu's events touch it; neither kind
- * nests in itself. An entry without its exit (a trace's lost event) is
- * left to the next exit, which only an IRQ of that number takes.
+ * number and whether its branch is si_cur's (irq_si) or task_cur's; the
+ * softirq's branch in task_cur, whether the softirq is the chain's own
+ * (si_own: its IRQs still count), the IRQs within it; the last IRQ's
+ * time and end (over a branch: an IRQ between a softirq probe's clock
+ * read and its call is within the softirq or not by them). Only that
+ * cpu's events touch it; neither kind nests in itself. An entry without its exit (a trace's lost event) is left to the
+ * next exit, which only an IRQ of that number takes.
  */
 struct rtm_intf_cpu {
 	u64 irq_at;
 	u64 si_at;
 	u64 si_irq_ns;
+	u64 last_ns;
+	u64 last_end;
 	u32 irq_b;
-	u32 si_b;
+	rtm_a32 si_b;
 	u32 irq_si;
 	u32 irq;
-	u32 pad[6];
+	u32 si_own;
+	u32 pad;
 };
 
 /*
@@ -899,6 +909,21 @@ struct rtm_task_who {
 	const char *comm;
 };
 
+/*
+ * The hop at hi closes branch br's interval: it takes the interference
+ * added meanwhile (an add racing with the take is lost to it: only a
+ * category's share, never the sum).
+ */
+static inline void rtm_hop_take_intf(struct rtm_intf *hi, struct rtm_branch *br)
+{
+	hi->irq_ns = rtm_ld32(&br->intf_irq_ns);
+	hi->si_ns = rtm_ld32(&br->intf_si_ns);
+	if (rtm_unlikely(hi->irq_ns | hi->si_ns)) {
+		rtm_st32(&br->intf_irq_ns, 0);
+		rtm_st32(&br->intf_si_ns, 0);
+	}
+}
+
 /* hop h carries branch br's folded preemptions (rtm_chain.c) */
 void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br,
 			 bool own_by);
@@ -909,8 +934,8 @@ void rtm_hop_take_folded(struct rtm_hop *h, struct rtm_branch *br,
  * The slot is reserved here; the hop is published with the branch's
  * hand-over. True: b is not to be followed, the chain having gone past
  * RTM_FOLLOW_HOPS_X times its hop slots: a task's wakeup of a task no
- * target may want, or a workqueue item's queueing (an item queueing
- * itself would carry it forever); the caller frees b.
+ * target may want, or a task's queueing of a workqueue item (an item
+ * queueing itself would carry it forever); the caller frees b.
  */
 static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 				  u32 type, u32 ctx, u32 pid, const u64 *comm,
@@ -926,7 +951,8 @@ static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 		rtm_hop_full(c, cpu, ch);
 		/* (type is a constant at every call) */
 		if (type == RTM_HOP_QUEUE_WORK)
-			return idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops;
+			return ctx == RTM_CTX_TASK &&
+			       idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops;
 		return type == RTM_HOP_WAKING && ctx == RTM_CTX_TASK &&
 		       idx >= RTM_FOLLOW_HOPS_X * c->p.chain_hops &&
 		       !rtm_may_reach(c, ch, b);
@@ -957,9 +983,7 @@ static rtm_always_inline bool rtm_hop_add_by(struct rtm_core *c, u32 cpu, u32 b,
 	h->pre_ns = 0;
 	if (rtm_unlikely(br->pre_ns))
 		rtm_hop_take_folded(h, br, by != NULL);
-	*rtm_hop_intf(c, ch, idx) = br->intf;
-	br->intf.irq_ns = 0;
-	br->intf.si_ns = 0;
+	rtm_hop_take_intf(rtm_hop_intf(c, ch, idx), br);
 	br->hop = (u16)idx;
 	return false;
 }

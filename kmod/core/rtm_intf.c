@@ -3,54 +3,34 @@
  * rtm_intf.c - interference: hard IRQ handlers and softirqs that run on a
  * cpu over a chain's running task (task_cur) or its softirq (si_cur).
  *
- * Their time is added to that branch (struct rtm_intf) and carried by its
- * next hop, which takes it out of the interval it closes (rtm_blame.c:
- * irq_interference, softirq_interference), so the parts still add up.
- * An IRQ over an interfering softirq is the IRQ's time, not the softirq's.
- * The branch is known by its handle at the start and taken from its slot
- * at the end: one that left the slot meanwhile (switched out, handed to
- * another cpu) gets nothing. Called by rtm_events.c's entry points.
+ * Their time is added to that branch (intf_*_ns) and taken by its next
+ * hop, out of the interval it closes (rtm_blame.c: irq_interference,
+ * softirq_interference), so the parts still add up. An IRQ inside a
+ * softirq that runs over a chain's task is the IRQ's time, for the task
+ * as for the softirq's own chain. The branch is known by its handle at
+ * the start and added to, without being taken from its slot (a slot left
+ * empty would let another cpu's hand-over in), only if the slot still
+ * holds it at the end; an add racing with the owner's hop moves a share
+ * between categories, never the sum. Called by rtm_events.c's entry
+ * points.
  */
 #include "rtm_internal.h"
 
-static inline u32 rtm_intf_add(u32 a, u64 b)
-{
-	return b >= (u64)(0xffffffffu - a) ? 0xffffffffu : a + (u32)b;
-}
+/* more than a chain lives (max_age): the counts never wrap */
+#define RTM_INTF_MAX	0x7fffffffu
 
-/*
- * ns of interference for the branch in slot if it is still want: at most
- * the time since its last hop (a hop added meanwhile by a cpu that held
- * it closed the interval before). True if it was given.
- */
-static bool rtm_intf_give(struct rtm_core *c, u32 cpu, rtm_a32 *slot,
-			  u32 want, u64 ts, u64 ns, bool irq)
+static void rtm_intf_give(struct rtm_core *c, rtm_a32 *slot, u32 want,
+			  u64 ns, bool irq)
 {
 	struct rtm_branch *br;
-	struct rtm_chain *ch;
-	u64 tip;
-	u32 b;
+	rtm_a32 *acc;
 
-	if (rtm_ld32(slot) != want)
-		return false;
-	b = rtm_slot_take(slot);
-	if (!b)
-		return false;
-	if (b != want) {
-		rtm_slot_putback(c, cpu, slot, b);
-		return false;
-	}
-	br = rtm_br(c, b);
-	ch = rtm_chain_of(c, rtm_ld32(&br->chain));
-	tip = ch->hops[br->hop].ts;
-	if (ts < tip + ns)
-		ns = ts > tip ? ts - tip : 0;
-	if (irq)
-		br->intf.irq_ns = rtm_intf_add(br->intf.irq_ns, ns);
-	else
-		br->intf.si_ns = rtm_intf_add(br->intf.si_ns, ns);
-	rtm_slot_putback(c, cpu, slot, b);
-	return true;
+	if (!want || !ns || rtm_ld32(slot) != want)
+		return;
+	br = rtm_br(c, want);
+	acc = irq ? &br->intf_irq_ns : &br->intf_si_ns;
+	if (rtm_ld32(acc) < RTM_INTF_MAX && ns < RTM_INTF_MAX)
+		rtm_add32_rlx(acc, (u32)ns);
 }
 
 void rtm_intf_irq_entry(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
@@ -71,47 +51,68 @@ void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 {
 	struct rtm_cpu *pc = &c->cpus[cpu];
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
-	u32 want = ic->irq_b;
+	u32 want = ic->irq_b, sb = rtm_ld32(&ic->si_b);
 	u64 ns = ts > ic->irq_at ? ts - ic->irq_at : 0;
 
 	if (ic->irq != irq)
 		return;
 	ic->irq_b = 0;
-	if (ic->irq_si) {
-		rtm_intf_give(c, cpu, &pc->si_cur, want, ts, ns, true);
-		return;
-	}
-	if (rtm_intf_give(c, cpu, &pc->task_cur, want, ts, ns, true) &&
-	    ic->si_b == want)
+	ic->last_ns = ns;
+	ic->last_end = ts;
+	if (ic->irq_si)
+		rtm_intf_give(c, &pc->si_cur, want, ns, true);
+	/* within a softirq over a chain's task (from its entry's clock read on) */
+	if (sb && ic->si_at <= ic->irq_at) {
+		rtm_intf_give(c, &pc->task_cur, sb, ns, true);
 		ic->si_irq_ns += ns;
+	} else if (!ic->irq_si) {
+		rtm_intf_give(c, &pc->task_cur, want, ns, true);
+	}
 }
 
 void rtm_intf_si_entry(struct rtm_core *c, u32 cpu, u64 ts)
 {
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
 
-	ic->si_b = rtm_ld32(&c->cpus[cpu].task_cur);
+	/*
+	 * (the start before the branch: an IRQ in between sees none or both;
+	 * one that ended after ts, before this call, is within the softirq)
+	 */
 	ic->si_at = ts;
 	ic->si_irq_ns = 0;
+	if (rtm_unlikely(ic->last_end > ts))
+		ic->si_irq_ns = ic->last_ns < ic->last_end - ts ? ic->last_ns :
+				ic->last_end - ts;
+	ic->si_own = 0;
+	rtm_st32_rel(&ic->si_b, rtm_ld32(&c->cpus[cpu].task_cur));
 }
 
-/* the softirq entered carries branch b: the chain's own work is not interference */
+/*
+ * The softirq entered carries branch b: of the task's own chain, its time
+ * is the chain's work, not interference (its IRQs still are). The peek at
+ * si_b's chain is a comparison only: si_b is task_cur's, not ours.
+ */
 void rtm_intf_si_own(struct rtm_core *c, u32 cpu, u32 b)
 {
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
+	u32 sb = rtm_ld32(&ic->si_b);
 
-	if (ic->si_b && rtm_ld32(&rtm_br(c, ic->si_b)->chain) ==
-			rtm_ld32(&rtm_br(c, b)->chain))
-		ic->si_b = 0;
+	if (sb && rtm_ld32(&rtm_br(c, sb)->chain) ==
+		  rtm_ld32(&rtm_br(c, b)->chain))
+		ic->si_own = 1;
 }
 
 void rtm_intf_si_exit(struct rtm_core *c, u32 cpu, u64 ts)
 {
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
-	u64 ns = ts > ic->si_at ? ts - ic->si_at : 0;
-	u32 want = ic->si_b;
+	u64 ns = ts > ic->si_at ? ts - ic->si_at : 0, irqs = ic->si_irq_ns;
+	u32 want = rtm_ld32(&ic->si_b);
 
-	ic->si_b = 0;
-	ns = ns > ic->si_irq_ns ? ns - ic->si_irq_ns : 0;
-	rtm_intf_give(c, cpu, &c->cpus[cpu].task_cur, want, ts, ns, false);
+	rtm_st32(&ic->si_b, 0);
+	/* an IRQ after this exit's clock read is not within the softirq */
+	if (rtm_unlikely(ic->last_end > ts) && irqs >= ic->last_ns)
+		irqs -= ic->last_ns;
+	ns = ns > irqs ? ns - irqs : 0;
+	if (!ic->si_own)
+		rtm_intf_give(c, &c->cpus[cpu].task_cur, want, ns, false);
 }

@@ -14,10 +14,14 @@
  * (hop queued, charged to the kworker). The item's branch is the
  * kworker's until the item ends: a wait inside it (D) is a wait, not the
  * end, and its end closes it, so that the kworker's next items are not
- * the chain's. A work is queued only once it ran or was cancelled, so a
- * queueing finding the work's branch still waiting frees it, whoever
- * queues (a cancelled item's chain is not carried by a later, untraced
- * queueing of the same work). A BH workqueue's item (6.9 and later) runs in softirq
+ * the chain's. A work is queued again only once its run began (its
+ * PENDING bit cleared) or it was cancelled: a queueing by a context that
+ * carries no chain frees a branch still waiting for the work, so that a
+ * cancelled item's chain is not carried by a later, untraced queueing of
+ * the same work (one in the instant between the PENDING bit's clearing
+ * and the run's execute_start costs that run's chain: branches_stale); a
+ * chain's own queueing merges with it, the older chain kept. A BH
+ * workqueue's item (6.9 and later) runs in softirq
  * context inside whatever task it interrupted: its start and end are
  * ignored, and its branch is pruned with its chain. Entry points, called
  * by the kernel probes and the replay; they call only rtm_pass.c's, the
@@ -37,18 +41,21 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
-	/*
-	 * A work is queued again only once it ran or was cancelled: a branch
-	 * still waiting for it is a cancelled queueing's.
-	 */
-	if (rtm_kwork_maybe(c, work)) {
-		nb = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work, RTM_BF_KWORK);
-		if (nb)
-			rtm_branch_free(c, cpu, nb, RTM_C_BR_STALE);
-	}
 	pc = &c->cpus[cpu];
-	if (!rtm_ctx_busy(pc, ctx))
+	if (!rtm_ctx_busy(pc, ctx)) {
+		/*
+		 * Queued by a context that carries no chain: a branch still
+		 * waiting for the work is a cancelled queueing's (a chain's
+		 * own queueing merges with it instead, the older chain kept)
+		 */
+		if (rtm_kwork_maybe(c, work)) {
+			nb = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work,
+					     RTM_BF_KWORK);
+			if (nb)
+				rtm_branch_free(c, cpu, nb, RTM_C_BR_STALE);
+		}
 		return;
+	}
 	slot = rtm_ctx_slot(pc, ctx);
 	sb = rtm_ld32(slot);
 	/* a timer's pending expiry starts its chain only at a wakeup */

@@ -21,6 +21,10 @@
 
 static char c_app[RTM_COMM_LEN];
 
+#define IRQ2	30	/* a second chain's IRQ, raising NET_RX for app2 */
+
+static char c_app2[RTM_COMM_LEN];
+
 static struct rtm_core *setup(unsigned int end)
 {
 	struct rtm_target_spec t;
@@ -37,6 +41,13 @@ static struct rtm_core *setup(unsigned int end)
 	t.irq = IRQ;
 	t.end = end;
 	if (rtm_core_set_target(c, 0, &t))
+		return NULL;
+	memset(c_app2, 0, sizeof(c_app2));
+	strcpy(c_app2, "app2");
+	memcpy(t.comm, c_app2, RTM_COMM_LEN);
+	t.irq = IRQ2;
+	t.end = RTM_END_SWITCH_IN;
+	if (rtm_core_set_target(c, 1, &t))
 		return NULL;
 	return c;
 }
@@ -213,12 +224,92 @@ static void t_nothing_for_others(void)
 	end();
 }
 
+/*
+ * Another chain's NET_RX softirq (IRQ 30's) runs over app for 400 ns, with
+ * IRQ 21 inside it for 100: app's path has IRQ 30's handler and IRQ 21 as
+ * irq_interference (200) and the softirq less its IRQ (300).
+ */
+static void t_irq_inside_another_chains_softirq(void)
+{
+	struct rtm_core *c = setup(RTM_END_BLOCK);
+	struct rtm_record r;
+
+	begin("irq_inside_another_chains_softirq_over_the_task");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	rtm_ev_irq_entry(c, 0, 1000, IRQ);
+	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
+	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
+	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	rtm_ev_irq_entry(c, 1, 2200, IRQ2);
+	rtm_ev_softirq_raise(c, 1, 2250, NET_RX, RTM_CTX_HARDIRQ);
+	rtm_ev_irq_exit(c, 1, 2300, IRQ2, 0, 0);
+	rtm_ev_softirq_entry(c, 1, 2300, NET_RX);
+	rtm_ev_irq_entry(c, 1, 2400, 21);
+	rtm_ev_irq_exit(c, 1, 2500, 21, 0, 0);
+	rtm_ev_softirq_exit(c, 1, 2700, NET_RX);
+	rtm_ev_switch(c, 1, 3500, APP, 1, 0, 0, NULL, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(r.target_pid == APP && r.latency_ns == 2500);
+	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 200);
+	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 300);
+	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 1000);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * An IRQ that lands between a softirq probe's clock read and its call into
+ * the core (delivered first, stamped after the softirq's entry) is within
+ * the softirq: counted once, as the IRQ's (before: 50 irq + 400 softirq
+ * for 400 ns).
+ */
+static void t_irq_before_the_softirq_entry_call(void)
+{
+	struct rtm_core *c = setup(RTM_END_BLOCK);
+	struct rtm_record r;
+
+	begin("irq_between_softirq_clock_read_and_call_counted_once");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	rtm_ev_irq_entry(c, 0, 1000, IRQ);
+	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
+	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
+	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	rtm_ev_irq_entry(c, 1, 2310, 21);
+	rtm_ev_irq_exit(c, 1, 2360, 21, 0, 0);
+	rtm_ev_softirq_entry(c, 1, 2300, TASKLET);
+	/* and one after the exit's clock read, before its call */
+	rtm_ev_irq_entry(c, 1, 2710, 22);
+	rtm_ev_irq_exit(c, 1, 2730, 22, 0, 0);
+	rtm_ev_softirq_exit(c, 1, 2700, TASKLET);
+	rtm_ev_switch(c, 1, 3500, APP, 1, 0, 0, NULL, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 70);
+	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 350);
+	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 1080);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 int main(void)
 {
 	t_irq_and_softirq_over_the_task();
 	t_irq_over_the_chains_softirq();
 	t_own_softirq_over_the_task();
 	t_nothing_for_others();
+	t_irq_inside_another_chains_softirq();
+	t_irq_before_the_softirq_entry_call();
 	free(mem);
 	return failed;
 }

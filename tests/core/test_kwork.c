@@ -439,6 +439,45 @@ static void t_self_requeue_bounded(void)
 	end();
 }
 
+/*
+ * An IRQ's chain queues the item again after its run began (PENDING
+ * cleared), before the kworker's execute_start: the run carries the older
+ * chain (merged), not the newer one (a re-queue must not free the waiting
+ * branch of a chain that queued it).
+ */
+static void t_requeue_by_a_chain(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r;
+
+	begin("requeue_by_another_chain_keeps_the_older");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	rtm_ev_switch(c, 1, 500, 0, 0, KWORKER, 0, c_kw, NULL);
+	rtm_ev_kwork_start(c, 1, 600, RTM_CTX_TASK, KWORKER, 0, c_kw, 0x1111);
+	irq_thread_queues(c, 1000);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_kwork_end(c, 1, 5000, RTM_CTX_TASK, KWORKER, 0x1111);
+	irq_thread_queues(c, 5010);
+	rtm_ev_switch(c, 0, 5250, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_kwork_start(c, 1, 5300, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 5400, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 5500, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
+	CHECK(drain(c, &r) == 1);
+	CHECK(r.start_ns == 1000 && r.latency_ns == 5000);
+	CHECK(r.flags & RTM_REC_F_MERGED);
+	CHECK(blame_sum(&r) == r.latency_ns);
+	rtm_ev_switch(c, 0, 6100, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 6200, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
 int main(void)
 {
 	t_busy_kworker();
@@ -450,6 +489,7 @@ int main(void)
 	t_woken_mid_item();
 	t_cancelled_item_queued_again();
 	t_self_requeue_bounded();
+	t_requeue_by_a_chain();
 	free(mem);
 	return failed;
 }
