@@ -41,7 +41,8 @@ fi
 
 # ---- rtmond serving a fake device's records: 1..100, then 101..200 once
 # "go" exists (odd ones are misses)
-port=$((20000 + $$ % 20000))
+# (below the ephemeral ports, 32768 and up: no outgoing connection holds it)
+port=$((10000 + $$ % 20000))
 pport=$((port + 1))
 export FAKE_RTMON_DEV=$W/dev FAKE_RTMON_DB=$W/targets.db FAKE_RTMON_RECORDS=$W/records.in
 echo "1..100 @$W/go 101..200" >records.in

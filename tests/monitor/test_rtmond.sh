@@ -61,7 +61,8 @@ mkdir -p "$W"
 chmod 0755 "$W"
 cd "$W" || exit 1
 export FAKE_RTMON_DEV=$W/dev FAKE_RTMON_DB=$W/targets.db
-port=$((20000 + $$ % 20000))
+# (below the ephemeral ports, 32768 and up: no outgoing connection holds it)
+port=$((10000 + $$ % 20000))
 
 conf() { # DIR TARGET-NAME...
 	local dir=$1 sep="" n
