@@ -668,11 +668,12 @@ static inline struct rtm_intf *rtm_hop_intf(const struct rtm_core *c,
  * next exit, which only an IRQ of that number takes.
  */
 struct rtm_intf_cpu {
+	/* (marked where an IRQ may meet the softirq it interrupts: KCSAN) */
 	u64 irq_at;
-	u64 si_at;
-	u64 si_irq_ns;
-	u64 last_ns;
-	u64 last_end;
+	rtm_a64 si_at;
+	rtm_a64 si_irq_ns;
+	rtm_a64 last_ns;
+	rtm_a64 last_end;
 	u32 irq_b;
 	rtm_a32 si_b;
 	u32 irq_si;

@@ -57,14 +57,14 @@ void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 	if (ic->irq != irq)
 		return;
 	ic->irq_b = 0;
-	ic->last_ns = ns;
-	ic->last_end = ts;
+	rtm_st64(&ic->last_ns, ns);
+	rtm_st64(&ic->last_end, ts);
 	if (ic->irq_si)
 		rtm_intf_give(c, &pc->si_cur, want, ns, true);
 	/* within a softirq over a chain's task (from its entry's clock read on) */
-	if (sb && ic->si_at <= ic->irq_at) {
+	if (sb && rtm_ld64(&ic->si_at) <= ic->irq_at) {
 		rtm_intf_give(c, &pc->task_cur, sb, ns, true);
-		ic->si_irq_ns += ns;
+		rtm_st64(&ic->si_irq_ns, rtm_ld64(&ic->si_irq_ns) + ns);
 	} else if (!ic->irq_si) {
 		rtm_intf_give(c, &pc->task_cur, want, ns, true);
 	}
@@ -73,16 +73,16 @@ void rtm_intf_irq_exit(struct rtm_core *c, u32 cpu, u64 ts, u32 irq)
 void rtm_intf_si_entry(struct rtm_core *c, u32 cpu, u64 ts)
 {
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
+	u64 end = rtm_ld64(&ic->last_end), last = rtm_ld64(&ic->last_ns);
 
 	/*
-	 * (the start before the branch: an IRQ in between sees none or both;
-	 * one that ended after ts, before this call, is within the softirq)
+	 * The start before the branch: an IRQ in between sees none or both;
+	 * one that ended after ts, before this call, is within the softirq.
 	 */
-	ic->si_at = ts;
-	ic->si_irq_ns = 0;
-	if (rtm_unlikely(ic->last_end > ts))
-		ic->si_irq_ns = ic->last_ns < ic->last_end - ts ? ic->last_ns :
-				ic->last_end - ts;
+	rtm_st64(&ic->si_at, ts);
+	rtm_st64(&ic->si_irq_ns, 0);
+	if (rtm_unlikely(end > ts))
+		rtm_st64(&ic->si_irq_ns, last < end - ts ? last : end - ts);
 	ic->si_own = 0;
 	rtm_st32_rel(&ic->si_b, rtm_ld32(&c->cpus[cpu].task_cur));
 }
@@ -105,13 +105,17 @@ void rtm_intf_si_own(struct rtm_core *c, u32 cpu, u32 b)
 void rtm_intf_si_exit(struct rtm_core *c, u32 cpu, u64 ts)
 {
 	struct rtm_intf_cpu *ic = &c->intf[cpu];
-	u64 ns = ts > ic->si_at ? ts - ic->si_at : 0, irqs = ic->si_irq_ns;
 	u32 want = rtm_ld32(&ic->si_b);
+	u64 at, ns, irqs, last;
 
 	rtm_st32(&ic->si_b, 0);
+	at = rtm_ld64(&ic->si_at);
+	ns = ts > at ? ts - at : 0;
+	irqs = rtm_ld64(&ic->si_irq_ns);
+	last = rtm_ld64(&ic->last_ns);
 	/* an IRQ after this exit's clock read is not within the softirq */
-	if (rtm_unlikely(ic->last_end > ts) && irqs >= ic->last_ns)
-		irqs -= ic->last_ns;
+	if (rtm_unlikely(rtm_ld64(&ic->last_end) > ts) && irqs >= last)
+		irqs -= last;
 	ns = ns > irqs ? ns - irqs : 0;
 	if (!ic->si_own)
 		rtm_intf_give(c, &c->cpus[cpu].task_cur, want, ns, false);
