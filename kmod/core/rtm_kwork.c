@@ -20,8 +20,8 @@
  * cancelled item's chain is not carried by a later, untraced queueing of
  * the same work (one in the instant between the PENDING bit's clearing
  * and the run's execute_start costs that run's chain: branches_stale); a
- * chain's own queueing merges with it, the older chain kept. A BH
- * workqueue's item (6.9 and later) runs in softirq
+ * chain's queueing then waits next (RTM_KWORK_NEXT): both runs come. A
+ * BH workqueue's item (6.9 and later) runs in softirq
  * context inside whatever task it interrupted: its start and end are
  * ignored, and its branch is pruned with its chain. Entry points, called
  * by the kernel probes and the replay; they call only rtm_pass.c's, the
@@ -30,6 +30,28 @@
 #include "rtm_fast.h"
 
 #define RTM_KWORK_TGID	0	/* the item's key: no task has tgid 0 */
+/*
+ * The key of a work's second queueing, made after its run began (PENDING
+ * cleared) but before that run's execute_start: both runs come, each with
+ * its own chain, the second under work | 1 (a work_struct is aligned: no
+ * work's address) until the first starts.
+ */
+#define RTM_KWORK_NEXT	1ull
+
+/* the work's waiting second queueing becomes the next to start */
+static void rtm_kwork_promote(struct rtm_core *c, u32 cpu, u64 work)
+{
+	u32 b;
+
+	if (!rtm_kwork_maybe(c, work | RTM_KWORK_NEXT))
+		return;
+	b = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work | RTM_KWORK_NEXT,
+			    RTM_BF_KWORK);
+	if (!b)
+		return;
+	rtm_br(c, b)->cookie = work;
+	rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID, work), b);
+}
 
 void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 			u32 pid, u64 work)
@@ -37,7 +59,8 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	struct rtm_cpu *pc;
 	struct rtm_branch *nbr;
 	rtm_a32 *slot;
-	u32 sb, nb, tag;
+	u32 sb, nb, ob;
+	u64 key = work;
 
 	if (!RTM_CPU_OK(c, cpu))
 		return;
@@ -88,8 +111,18 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 					     ctx, 0, NULL, ts))) {
 			rtm_branch_free(c, cpu, nb, RTM_C_BR_PRUNED);
 		} else {
-			tag = rtm_cookie_tag(RTM_KWORK_TGID, work);
-			rtm_cookie_put(c, cpu, tag, nb);
+			/* queued again before its begun run started: it waits next */
+			if (rtm_kwork_maybe(c, work)) {
+				ob = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work,
+						     RTM_BF_KWORK);
+				if (ob) {
+					rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID,
+									      work), ob);
+					key = work | RTM_KWORK_NEXT;
+				}
+			}
+			nbr->cookie = key;
+			rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID, key), nb);
 		}
 	}
 	rtm_slot_putback(c, cpu, slot, sb);
@@ -109,6 +142,7 @@ void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	b = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work, RTM_BF_KWORK);
 	if (!b)
 		return;
+	rtm_kwork_promote(c, cpu, work);
 	br = rtm_br(c, b);
 	slot = &c->cpus[cpu].task_cur;
 	old = rtm_slot_take(slot);

@@ -442,8 +442,8 @@ static void t_self_requeue_bounded(void)
 /*
  * An IRQ's chain queues the item again after its run began (PENDING
  * cleared), before the kworker's execute_start: the run carries the older
- * chain (merged), not the newer one (a re-queue must not free the waiting
- * branch of a chain that queued it).
+ * chain, not the newer one (a re-queue must not free the waiting branch
+ * of a chain that queued it); the newer waits for the second run.
  */
 static void t_requeue_by_a_chain(void)
 {
@@ -469,10 +469,79 @@ static void t_requeue_by_a_chain(void)
 	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
 	CHECK(drain(c, &r) == 1);
 	CHECK(r.start_ns == 1000 && r.latency_ns == 5000);
-	CHECK(r.flags & RTM_REC_F_MERGED);
+	CHECK(!(r.flags & RTM_REC_F_MERGED));
 	CHECK(blame_sum(&r) == r.latency_ns);
 	rtm_ev_switch(c, 0, 6100, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 6200, KWORKER, 1, 0, 0, NULL, NULL);
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
+}
+
+/*
+ * The model device's work mode on PREEMPT_RT: the kworker, woken for
+ * interrupt 1's item, clears the work's PENDING bit and enables IRQs;
+ * interrupt 2's IRQ thread preempts it and queues the work again before
+ * the first run's execute_start. Both runs come, each wakes the reader:
+ * two records, each its own interrupt's (before: one, the second merged
+ * into the first).
+ */
+static void t_requeued_before_start(void)
+{
+	struct rtm_core *c = setup();
+	struct rtm_record r[2];
+	struct rtm_record x;
+	unsigned int k;
+	int n = 0;
+
+	begin("requeued_before_the_begun_runs_start_both_recorded");
+	CHECK(c != NULL);
+	if (!c) {
+		end();
+		return;
+	}
+	irq_thread_queues(c, 1000);
+	rtm_ev_waking(c, 0, 1210, RTM_CTX_TASK, ITHR, KWORKER, 0, c_kw);
+	rtm_ev_switch(c, 0, 1300, ITHR, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 1400, 0, 0, KWORKER, 0, c_kw, NULL);
+	/* PENDING cleared; interrupt 2's thread preempts the kworker */
+	rtm_ev_irq_entry(c, 1, 1500, IRQ);
+	rtm_ev_irq_exit(c, 1, 1510, IRQ, 1, ITHR);
+	rtm_ev_waking(c, 1, 1515, RTM_CTX_HARDIRQ, 0, ITHR, ITHR, c_ithr);
+	rtm_ev_switch(c, 1, 1600, KWORKER, 0, ITHR, ITHR, c_ithr, NULL);
+	rtm_ev_kwork_queue(c, 1, 1700, RTM_CTX_TASK, ITHR, WORK);
+	rtm_ev_switch(c, 1, 1800, ITHR, 1, KWORKER, 0, c_kw, NULL);
+	/* the first run */
+	rtm_ev_kwork_start(c, 1, 1900, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 2000, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 2100, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 2500, 0, 0, READER, READER, c_rd, NULL);
+	rtm_ev_switch(c, 0, 2600, READER, 1, 0, 0, NULL, NULL);
+	/* the second run, no wakeup: the kworker goes on to it */
+	rtm_ev_kwork_start(c, 1, 3000, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
+	rtm_ev_waking(c, 1, 3100, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
+	rtm_ev_kwork_end(c, 1, 3200, RTM_CTX_TASK, KWORKER, WORK);
+	rtm_ev_switch(c, 0, 3500, 0, 0, READER, READER, c_rd, NULL);
+	for (k = 0; k < 2; k++)
+		while (rtm_core_read(c, k, &x)) {
+			if (n < 2)
+				r[n] = x;
+			n++;
+		}
+	CHECK(n == 2);
+	if (n == 2) {
+		if (r[0].start_ns > r[1].start_ns) {
+			x = r[0];
+			r[0] = r[1];
+			r[1] = x;
+		}
+		CHECK(r[0].start_ns == 1000 && r[0].latency_ns == 1500);
+		CHECK(r[1].start_ns == 1500 && r[1].latency_ns == 2000);
+		CHECK(blame_sum(&r[0]) == r[0].latency_ns &&
+		      blame_sum(&r[1]) == r[1].latency_ns);
+	}
+	rtm_ev_switch(c, 0, 3600, READER, 1, 0, 0, NULL, NULL);
+	rtm_ev_switch(c, 1, 3700, KWORKER, 1, 0, 0, NULL, NULL);
 	rtm_ev_tick(c, 0, 10000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -490,6 +559,7 @@ int main(void)
 	t_cancelled_item_queued_again();
 	t_self_requeue_bounded();
 	t_requeue_by_a_chain();
+	t_requeued_before_start();
 	free(mem);
 	return failed;
 }
