@@ -51,20 +51,6 @@ static int target(struct rtm_core *c, unsigned int id, const char *name,
 	return rtm_core_set_target(c, id, &t);
 }
 
-static int drain(struct rtm_core *c, unsigned int ncpus, struct rtm_record *last)
-{
-	struct rtm_record r;
-	unsigned int k;
-	int n = 0;
-
-	for (k = 0; k < ncpus; k++)
-		while (rtm_core_read(c, k, &r)) {
-			if (last)
-				*last = r;
-			n++;
-		}
-	return n;
-}
 
 /* IRQ on cpu0 wakes pid directly from the handler */
 static void irq_wake(struct rtm_core *c, unsigned int cpu, unsigned long long ts,
@@ -171,7 +157,7 @@ static void t_runtime_target_change(void)
 	CHECK(target(c, 3, "app", RTM_SRC_IRQ, 9, RTM_END_SWITCH_IN, 0) == 0);
 	irq_wake(c, 0, 1000, 9, 200, "app");
 	rtm_ev_switch(c, 1, 1100, 0, 0, 200, 200, cm, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.target_id == 3 && r.latency_ns == 100 && r.seq == 1);
 	CHECK(r.version == RTM_REC_VERSION && r.size == sizeof(r));
 	CHECK(r.nhops == 3 && r.hops[2].type == RTM_HOP_SWITCH_IN &&
@@ -180,13 +166,13 @@ static void t_runtime_target_change(void)
 	CHECK(rtm_core_clear_target(c, 3) == 0);
 	irq_wake(c, 0, 2000, 9, 200, "app");
 	rtm_ev_switch(c, 1, 2100, 0, 0, 200, 200, cm, NULL);
-	CHECK(drain(c, 2, NULL) == 0);
+	CHECK(unit_drain(c, 2, NULL) == 0);
 	/* another irq number now */
 	CHECK(target(c, 4, "app", RTM_SRC_IRQ, 10, RTM_END_SWITCH_IN, 0) == 0);
 	irq_wake(c, 0, 3000, 9, 200, "app");
 	irq_wake(c, 0, 3100, 10, 200, "app");
 	rtm_ev_switch(c, 1, 3200, 0, 0, 200, 200, cm, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.source == 10 && r.target_id == 4 && r.seq == 2);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_started == 2);
@@ -219,7 +205,7 @@ static void t_armed_slot(void)
 	rtm_ev_switch(c, 1, 1300, 0, 0, 78, 78, cm, NULL);
 	rtm_ev_switch(c, 0, 1300, 0, 0, 79, 79, cm, NULL);
 	rtm_ev_switch(c, 0, 1400, 79, 1, 0, 0, cm, NULL);
-	CHECK(drain(c, 2, NULL) == 1);	/* irq thread 79 blocked: IRQ-only */
+	CHECK(unit_drain(c, 2, NULL) == 1);	/* irq thread 79 blocked: IRQ-only */
 	end();
 }
 
@@ -296,9 +282,9 @@ static void t_cookie_scope(void)
 	rtm_ev_work_begin(c, 0, 300, 50, 40, 0xdead, NULL);
 	rtm_ev_work_begin(c, 0, 310, 51, 40, 0xbeef, NULL);	/* not the tracked task */
 	rtm_ev_work_end(c, 1, 400, 61, 41, 0xdead, wk);	/* other tgid */
-	CHECK(drain(c, 2, NULL) == 0);
+	CHECK(unit_drain(c, 2, NULL) == 0);
 	rtm_ev_work_end(c, 1, 500, 60, 40, 0xdead, wk);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 400 && r.target_pid == 60 &&
 	      r.hops[r.nhops - 1].type == RTM_HOP_WORK_END &&
 	      r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN);
@@ -343,7 +329,7 @@ static void t_blame_queued(void)
 	rtm_ev_work_end(c, 1, 1000, 61, 40, 6, wk);	/* another task */
 	rtm_ev_work_end(c, 0, 2048, 60, 40, 0, wk);
 	rtm_ev_work_end(c, 1, 2148, 60, 40, 1, wk);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 2048 && r.nhops >= 2 &&
 	      r.hops[r.nhops - 2].type == RTM_HOP_QUEUED &&
 	      r.hops[r.nhops - 2].ts_ns == 2048 &&
@@ -367,7 +353,7 @@ static void t_blame_queued(void)
 	rtm_ev_work_end(c, 1, 3072, 60, 40, 7, wk);
 	rtm_ev_work_begin(c, 0, 3300, 50, 40, 2, NULL);
 	rtm_ev_work_end(c, 1, 3500, 60, 40, 2, wk);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN &&
 	      !r.blame.ns[RTM_BLAME_QUEUED] &&
 	      r.blame.ns[RTM_BLAME_RUNNING] == 400);
@@ -379,7 +365,7 @@ static void t_blame_queued(void)
 	rtm_ev_work_end(c, 1, 5120, 60, 40, 8, wk);
 	rtm_ev_work_end(c, 0, 5200, 149, 40, 9, wk);
 	rtm_ev_work_end(c, 1, 5300, 60, 40, 3, wk);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.hops[r.nhops - 2].type == RTM_HOP_WORK_BEGIN &&
 	      !r.blame.ns[RTM_BLAME_QUEUED] && r.blame.culprit[0].pid != 60);
 	rtm_ev_switch(c, 0, 5400, 50, 1, 0, 0, cm, NULL);
@@ -411,7 +397,7 @@ static void t_blame_queued_last_slot(void)
 	rtm_ev_work_begin(c, 0, 300, 50, 40, 1, NULL);
 	rtm_ev_work_end(c, 1, 2048, 60, 40, 0, wk);
 	rtm_ev_work_end(c, 1, 2148, 60, 40, 1, wk);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.nhops == 5 && r.hops[4].type == RTM_HOP_WORK_END &&
 	      r.hops[3].type == RTM_HOP_WORK_BEGIN &&
 	      !(r.flags & RTM_REC_F_DROPPED_HOPS) &&
@@ -950,7 +936,7 @@ static void t_hook_ring_full(void)
 		n++;
 		CHECK(r.seq == n && !(r.flags & RTM_REC_F_RING_FULL));
 	}
-	CHECK(n == p.ring_slots && drain(c, 2, NULL) == 0);
+	CHECK(n == p.ring_slots && unit_drain(c, 2, NULL) == 0);
 	rtm_ev_tick(c, 0, 10000 + p.max_age_ns + 1);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -1000,7 +986,7 @@ static void t_hook_ring_full_nested(void)
 	CHECK(hk.calls + s.hook_skipped == s.records_emitted);
 	CHECK(s.records_written + s.drop_ring_full + s.records_filtered ==
 	      s.records_emitted && s.records_filtered == 0);
-	CHECK(drain(c, 2, NULL) == 2);
+	CHECK(unit_drain(c, 2, NULL) == 2);
 	rtm_ev_tick(c, 0, 6000 + p.max_age_ns + 1);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -1033,13 +1019,13 @@ static void t_soft_timer_slot(void)
 	rtm_ev_waking(c, 0, 115, RTM_CTX_TASK, 5, 21, 21, cm2);
 	rtm_ev_switch(c, 1, 120, 0, 0, 20, 20, cm2, NULL);
 	rtm_ev_switch(c, 1, 130, 20, 1, 21, 21, cm2, NULL);
-	CHECK(drain(c, 2, NULL) == 0);
+	CHECK(unit_drain(c, 2, NULL) == 0);
 	/* a hard timer entry on the same cpu leaves the soft slot alone */
 	rtm_ev_timer_entry(c, 0, 140, 8, 135, 1, RTM_CTX_HARDIRQ);
 	rtm_ev_timer_exit(c, 0, 145, 8, RTM_CTX_HARDIRQ);
 	rtm_ev_waking(c, 0, 150, RTM_CTX_SOFTIRQ, 0, 22, 22, cm);
 	rtm_ev_switch(c, 0, 160, 0, 0, 22, 22, cm, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.kind == RTM_KIND_TIMER && r.source == 9 && r.start_ns == 90);
 	CHECK(r.hops[1].type == RTM_HOP_TIMER_RUN &&
 	      r.hops[1].ctx == RTM_CTX_SOFTIRQ);
@@ -1104,7 +1090,7 @@ static void t_timer_kinds(void)
 	rtm_ev_timer_exit(c, 0, 102, 0, RTM_CTX_HARDIRQ);
 	rtm_ev_switch(c, 0, 103, 0, 0, 30, 30, app, NULL);
 	rtm_core_stats(c, &s);
-	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
+	CHECK(s.chains_started == 0 && unit_drain(c, 2, NULL) == 0);
 
 	CHECK(timer_target(c, 0, "app", RTM_SRC_TIMER,
 			   1u << RTM_TIMER_TIMERFD | 1u << RTM_TIMER_POSIX) == 0);
@@ -1127,7 +1113,7 @@ static void t_timer_kinds(void)
 	rtm_ev_timer_exit(c, 0, 312, 0, RTM_CTX_HARDIRQ);
 	rtm_ev_switch(c, 0, 313, 0, 0, 30, 30, app, NULL);
 	rtm_core_stats(c, &s);
-	CHECK(s.chains_started == 0 && drain(c, 2, NULL) == 0);
+	CHECK(s.chains_started == 0 && unit_drain(c, 2, NULL) == 0);
 	/* a timerfd expiry waking the target (soft, as on PREEMPT_RT) */
 	rtm_ev_timer_entry(c, 1, 1000, 0, 900, RTM_TIMER_TIMERFD,
 			   RTM_CTX_SOFTIRQ);
@@ -1138,7 +1124,7 @@ static void t_timer_kinds(void)
 	/* after the exit, a softirq wakeup is no timer's */
 	rtm_ev_waking(c, 1, 1030, RTM_CTX_SOFTIRQ, 0, 30, 30, app);
 	rtm_ev_switch(c, 0, 1100, 0, 0, 30, 30, app, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.kind == RTM_KIND_TIMER && r.timer_kind == RTM_TIMER_TIMERFD);
 	CHECK(r.source == 30 && r.start_ns == 900 && r.latency_ns == 200);
 	CHECK(r.nhops == 4 && r.hops[1].type == RTM_HOP_TIMER_RUN &&
@@ -1151,7 +1137,7 @@ static void t_timer_kinds(void)
 	rtm_ev_waking(c, 0, 2002, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 2003, 0, RTM_CTX_HARDIRQ);
 	rtm_ev_switch(c, 0, 2010, 0, 0, 30, 30, app, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_POSIX && r.source == 30 &&
 	      r.start_ns == 1990);
 	/* every kind (timers 0): a sleeper's chain keeps its task as source */
@@ -1161,7 +1147,7 @@ static void t_timer_kinds(void)
 	rtm_ev_waking(c, 0, 3001, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 3002, 0, RTM_CTX_HARDIRQ);
 	rtm_ev_switch(c, 0, 3010, 0, 0, 30, 30, app, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_SLEEPER && r.source == 30);
 	/* an expiry whose exit never came is forgotten at the next entry */
 	rtm_ev_timer_entry(c, 0, 4000, 0, 3990, RTM_TIMER_OTHER,
@@ -1171,7 +1157,7 @@ static void t_timer_kinds(void)
 	rtm_ev_waking(c, 0, 4101, RTM_CTX_HARDIRQ, 0, 30, 30, app);
 	rtm_ev_timer_exit(c, 0, 4102, 0, RTM_CTX_HARDIRQ);
 	rtm_ev_switch(c, 0, 4110, 0, 0, 30, 30, app, NULL);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.timer_kind == RTM_TIMER_OTHER && r.start_ns == 4090);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_started == 4 && s.chains_completed == 4);
@@ -1188,7 +1174,7 @@ static int irq9_chain(struct rtm_core *c, unsigned long long ts,
 	comm(cm, name);
 	irq_wake(c, 0, ts, 9, pid, name);
 	rtm_ev_switch(c, 1, ts + 100, 0, 0, pid, pid, cm, NULL);
-	return drain(c, 2, r);
+	return unit_drain(c, 2, r);
 }
 
 /*
@@ -1383,7 +1369,7 @@ static void t_blame(void)
 	w.prev_comm = hog2;
 	rtm_ev_switch(c, 1, 8400, 61, 0, 50, 50, app, &w);	/* preempted 2000 */
 	rtm_ev_switch(c, 1, 8900, 50, 1, 0, 0, NULL, NULL);	/* running 500 */
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 7900);
 	for (i = 0; i < RTM_BLAME_NR; i++)
 		sum += r.blame.ns[i];
@@ -1419,7 +1405,7 @@ static void t_blame(void)
 	w.prev_comm = hog2;
 	rtm_ev_switch(c, 1, 22000, 70, 1, 50, 50, app, &w);	/* blocked 700 */
 	rtm_ev_switch(c, 1, 22100, 50, 1, 0, 0, NULL, NULL);	/* running 100 */
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 2100);
 	CHECK(r.blame.ns[RTM_BLAME_BLOCKED] == 700);
 	CHECK(r.blame.ns[RTM_BLAME_PREEMPTED] == 0);
@@ -1463,7 +1449,7 @@ static void t_blame(void)
 		}
 		t += 50;
 		rtm_ev_switch(c, 1, t, 50, 1, 0, 0, NULL, NULL);
-		CHECK(drain(c, 2, &r) == 1);
+		CHECK(unit_drain(c, 2, &r) == 1);
 		CHECK(!(r.flags & RTM_REC_F_DROPPED_HOPS));
 		CHECK(r.path_len <= 32 &&
 		      r.hops[r.nhops - 1].type == RTM_HOP_BLOCK);
@@ -1517,7 +1503,7 @@ static void t_blame(void)
 		}
 		t += 50;
 		rtm_ev_switch(c, 1, t, 50, 1, 0, 0, NULL, NULL);
-		CHECK(drain(c, 2, &r) == 1);
+		CHECK(unit_drain(c, 2, &r) == 1);
 		CHECK(!(r.flags & RTM_REC_F_DROPPED_HOPS));
 		CHECK(r.hops[r.nhops - 1].type == RTM_HOP_BLOCK);
 		sum = 0;
@@ -1537,7 +1523,7 @@ static void t_blame(void)
 	begin("blame_of_a_timeout_is_unknown");
 	irq9_wakes_app(c, 100000, app);
 	rtm_ev_tick(c, 0, 100000 + 1000000 + 500);
-	CHECK(drain(c, 2, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.flags & RTM_REC_F_TIMEOUT);
 	sum = 0;
 	for (i = 0; i < RTM_BLAME_NR; i++)

@@ -52,28 +52,23 @@ static struct rtm_core *setup(unsigned int end)
 	return c;
 }
 
-static int drain(struct rtm_core *c, struct rtm_record *last)
-{
-	struct rtm_record r;
-	unsigned int k;
-	int n = 0;
 
-	for (k = 0; k < 2; k++)
-		while (rtm_core_read(c, k, &r)) {
-			*last = r;
-			n++;
-		}
-	return n;
+
+/* IRQ 9 on cpu 0 wakes app from its handler (1000-1100); app runs on cpu 1 from 2000 */
+static void app_runs(struct rtm_core *c)
+{
+	rtm_ev_irq_entry(c, 0, 1000, IRQ);
+	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
+	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
+	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
 }
 
-static unsigned long long blame_sum(const struct rtm_record *r)
+/* past max_age nothing is left; the case ends */
+static void finish(struct rtm_core *c)
 {
-	unsigned long long s = 0;
-	unsigned int i;
-
-	for (i = 0; i < RTM_BLAME_NR; i++)
-		s += r->blame.ns[i];
-	return s;
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
 }
 
 /*
@@ -93,10 +88,7 @@ static void t_irq_and_softirq_over_the_task(void)
 		end();
 		return;
 	}
-	rtm_ev_irq_entry(c, 0, 1000, IRQ);
-	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
-	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
-	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	app_runs(c);
 	rtm_ev_irq_entry(c, 1, 2300, 20);
 	rtm_ev_irq_exit(c, 1, 2500, 20, 0, 0);
 	rtm_ev_softirq_entry(c, 1, 2500, NET_RX);
@@ -104,17 +96,15 @@ static void t_irq_and_softirq_over_the_task(void)
 	rtm_ev_irq_exit(c, 1, 2700, 21, 0, 0);
 	rtm_ev_softirq_exit(c, 1, 2900, NET_RX);
 	rtm_ev_switch(c, 1, 3500, APP, 1, 0, 0, NULL, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 2500);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_HANDLER] == 50);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNABLE] == 950);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 300);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 300);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 900);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -141,16 +131,14 @@ static void t_irq_over_the_chains_softirq(void)
 	rtm_ev_waking(c, 0, 1500, RTM_CTX_SOFTIRQ, 0, APP, APP, c_app);
 	rtm_ev_softirq_exit(c, 0, 1600, NET_RX);
 	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 1000);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 100);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 0);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ] == 350);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNABLE] == 500);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -169,23 +157,18 @@ static void t_own_softirq_over_the_task(void)
 		end();
 		return;
 	}
-	rtm_ev_irq_entry(c, 0, 1000, IRQ);
-	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
-	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
-	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	app_runs(c);
 	rtm_ev_softirq_raise(c, 1, 2100, TASKLET, RTM_CTX_TASK);
 	rtm_ev_softirq_entry(c, 1, 2200, TASKLET);
 	rtm_ev_softirq_exit(c, 1, 2600, TASKLET);
 	rtm_ev_switch(c, 1, 3000, APP, 1, 0, 0, NULL, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 2000);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 0);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 0);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 1000);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -207,21 +190,16 @@ static void t_nothing_for_others(void)
 	}
 	rtm_ev_irq_entry(c, 1, 500, 20);
 	rtm_ev_irq_exit(c, 1, 700, 20, 0, 0);
-	rtm_ev_irq_entry(c, 0, 1000, IRQ);
-	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
-	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
-	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	app_runs(c);
 	rtm_ev_irq_entry(c, 1, 2100, 20);	/* no exit */
 	rtm_ev_irq_entry(c, 1, 2400, 20);
 	rtm_ev_irq_exit(c, 1, 2450, 20, 0, 0);
 	rtm_ev_switch(c, 1, 3000, APP, 1, 0, 0, NULL, NULL);
-	CHECK(drain(c, &r) == 1);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_drain(c, 2, &r) == 1);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 50);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 950);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -240,10 +218,7 @@ static void t_irq_inside_another_chains_softirq(void)
 		end();
 		return;
 	}
-	rtm_ev_irq_entry(c, 0, 1000, IRQ);
-	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
-	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
-	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	app_runs(c);
 	rtm_ev_irq_entry(c, 1, 2200, IRQ2);
 	rtm_ev_softirq_raise(c, 1, 2250, NET_RX, RTM_CTX_HARDIRQ);
 	rtm_ev_irq_exit(c, 1, 2300, IRQ2, 0, 0);
@@ -252,15 +227,13 @@ static void t_irq_inside_another_chains_softirq(void)
 	rtm_ev_irq_exit(c, 1, 2500, 21, 0, 0);
 	rtm_ev_softirq_exit(c, 1, 2700, NET_RX);
 	rtm_ev_switch(c, 1, 3500, APP, 1, 0, 0, NULL, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.target_pid == APP && r.latency_ns == 2500);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 200);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 300);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 1000);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -280,10 +253,7 @@ static void t_irq_before_the_softirq_entry_call(void)
 		end();
 		return;
 	}
-	rtm_ev_irq_entry(c, 0, 1000, IRQ);
-	rtm_ev_waking(c, 0, 1050, RTM_CTX_HARDIRQ, 0, APP, APP, c_app);
-	rtm_ev_irq_exit(c, 0, 1100, IRQ, 0, 0);
-	rtm_ev_switch(c, 1, 2000, 0, 0, APP, APP, c_app, NULL);
+	app_runs(c);
 	rtm_ev_irq_entry(c, 1, 2310, 21);
 	rtm_ev_irq_exit(c, 1, 2360, 21, 0, 0);
 	rtm_ev_softirq_entry(c, 1, 2300, TASKLET);
@@ -292,14 +262,12 @@ static void t_irq_before_the_softirq_entry_call(void)
 	rtm_ev_irq_exit(c, 1, 2730, 22, 0, 0);
 	rtm_ev_softirq_exit(c, 1, 2700, TASKLET);
 	rtm_ev_switch(c, 1, 3500, APP, 1, 0, 0, NULL, NULL);
-	CHECK(drain(c, &r) == 1);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_drain(c, 2, &r) == 1);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_IRQ_INTF] == 70);
 	CHECK(r.blame.ns[RTM_BLAME_SOFTIRQ_INTF] == 350);
 	CHECK(r.blame.ns[RTM_BLAME_RUNNING] == 1080);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 int main(void)

@@ -49,18 +49,13 @@ static struct rtm_core *setup(void)
 	return c;
 }
 
-static int drain(struct rtm_core *c, struct rtm_record *last)
-{
-	struct rtm_record r;
-	unsigned int k;
-	int n = 0;
 
-	for (k = 0; k < 2; k++)
-		while (rtm_core_read(c, k, &r)) {
-			*last = r;
-			n++;
-		}
-	return n;
+/* past max_age nothing is left; the case ends */
+static void finish(struct rtm_core *c)
+{
+	rtm_ev_tick(c, 0, 10000000000ull);
+	CHECK(rtm_core_check_quiescent(c) == 0);
+	end();
 }
 
 /* the path's hop of type type (-1: none) */
@@ -74,15 +69,6 @@ static int hop_of(const struct rtm_record *r, unsigned int type)
 	return -1;
 }
 
-static unsigned long long blame_sum(const struct rtm_record *r)
-{
-	unsigned long long s = 0;
-	unsigned int i;
-
-	for (i = 0; i < RTM_BLAME_NR; i++)
-		s += r->blame.ns[i];
-	return s;
-}
 
 /* IRQ at ts on cpu 0: its thread woken, switched in, queues the item */
 static void irq_thread_queues(struct rtm_core *c, unsigned long long ts)
@@ -125,7 +111,7 @@ static void t_busy_kworker(void)
 	rtm_ev_kwork_end(c, 1, 5500, RTM_CTX_TASK, KWORKER, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
 	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 5000 && r.target_pid == READER);
 	q = hop_of(&r, RTM_HOP_QUEUE_WORK);
 	qd = hop_of(&r, RTM_HOP_QUEUED);
@@ -134,16 +120,14 @@ static void t_busy_kworker(void)
 		CHECK(r.hops[q].ts_ns == 1200 && r.hops[q].ctx == RTM_CTX_TASK);
 		CHECK(r.hops[qd].ts_ns == 5100 && r.hops[qd].pid == KWORKER);
 	}
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_QUEUED] == 3900);
 	CHECK(r.blame.culprit[0].pid == KWORKER &&
 	      r.blame.culprit[0].category == RTM_BLAME_QUEUED &&
 	      r.blame.culprit[0].ns == 3900);
 	rtm_ev_switch(c, 0, 6100, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 6200, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -171,15 +155,13 @@ static void t_woken_kworker(void)
 	rtm_ev_kwork_end(c, 1, 1950, RTM_CTX_TASK, KWORKER, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
 	rtm_ev_switch(c, 0, 2500, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 1500);
 	CHECK(hop_of(&r, RTM_HOP_QUEUED) < 0 && hop_of(&r, RTM_HOP_QUEUE_WORK) < 0);
-	CHECK(blame_sum(&r) == r.latency_ns && !r.blame.ns[RTM_BLAME_QUEUED]);
+	CHECK(unit_blame_sum(&r) == r.latency_ns && !r.blame.ns[RTM_BLAME_QUEUED]);
 	rtm_ev_switch(c, 0, 2600, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 2700, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -210,17 +192,15 @@ static void t_hardirq_item_waits(void)
 	rtm_ev_waking(c, 1, 3200, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
 	rtm_ev_kwork_end(c, 1, 3300, RTM_CTX_TASK, KWORKER, WORK);
 	rtm_ev_switch(c, 0, 3500, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.latency_ns == 2500);
 	CHECK(hop_of(&r, RTM_HOP_QUEUE_WORK) >= 0 &&
 	      hop_of(&r, RTM_HOP_WAIT) >= 0);
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	CHECK(r.blame.ns[RTM_BLAME_BLOCKED] == 1800);
 	rtm_ev_switch(c, 0, 3600, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 3700, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /* an item nobody runs (cancelled) is pruned with its chain: nothing leaks */
@@ -240,7 +220,7 @@ static void t_item_never_runs(void)
 	rtm_ev_tick(c, 0, 10000000000ull);
 	rtm_ev_kwork_start(c, 1, 10000000100ull, RTM_CTX_TASK, KWORKER, 0, c_kw, WORK);
 	CHECK(!rtm_ld32(&c->cpus[1].task_cur));
-	CHECK(drain(c, &r) == 0);
+	CHECK(unit_drain(c, 2, &r) == 0);
 	rtm_ev_tick(c, 0, 20000000000ull);
 	CHECK(rtm_core_check_quiescent(c) == 0);
 	end();
@@ -268,11 +248,9 @@ static void t_bh_item(void)
 	CHECK(rtm_ld32(&c->cpus[0].task_cur) != 0);
 	rtm_ev_waking(c, 0, 1500, RTM_CTX_TASK, ITHR, READER, READER, c_rd);
 	rtm_ev_switch(c, 0, 1600, ITHR, 1, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1 && r.latency_ns == 600);
+	CHECK(unit_drain(c, 2, &r) == 1 && r.latency_ns == 600);
 	rtm_ev_switch(c, 0, 1700, READER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -303,12 +281,10 @@ static void t_late_wakeup_kept(void)
 	rtm_ev_switch(c, 0, 1400, ITHR, 1, 400, 400, c_h, NULL);
 	rtm_ev_waking(c, 0, 1450, RTM_CTX_TASK, 400, READER, READER, c_rd);
 	rtm_ev_switch(c, 0, 1500, 400, 1, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1 && r.latency_ns == 500);
+	CHECK(unit_drain(c, 2, &r) == 1 && r.latency_ns == 500);
 	rtm_ev_switch(c, 0, 1600, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 1700, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -353,13 +329,11 @@ static void t_woken_mid_item(void)
 		rtm_ev_kwork_start(c, 1, t + 1800, RTM_CTX_TASK, KWORKER, 0, c_kw, 0x5555);
 		rtm_ev_waking(c, 1, t + 1900, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
 		rtm_ev_switch(c, 0, t + 2000, ITHR, 1, READER, READER, c_rd, NULL);
-		CHECK(drain(c, &r) == 0);
+		CHECK(unit_drain(c, 2, &r) == 0);
 		rtm_ev_switch(c, 0, t + 2100, READER, 1, 0, 0, NULL, NULL);
 		rtm_ev_switch(c, 1, t + 2200, KWORKER, 1, 0, 0, NULL, NULL);
 	}
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -390,14 +364,12 @@ static void t_cancelled_item_queued_again(void)
 	rtm_ev_waking(c, 1, 50200, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
 	rtm_ev_kwork_end(c, 1, 50250, RTM_CTX_TASK, KWORKER, WORK);
 	rtm_ev_switch(c, 0, 50300, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 0);
+	CHECK(unit_drain(c, 2, &r) == 0);
 	rtm_core_stats(c, &s);
 	CHECK(s.chains_abandoned == 1 && s.chains_completed == 0);
 	rtm_ev_switch(c, 0, 50400, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 50500, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -431,12 +403,10 @@ static void t_self_requeue_bounded(void)
 	rtm_ev_waking(c, 1, t + 100, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
 	rtm_ev_kwork_end(c, 1, t + 200, RTM_CTX_TASK, KWORKER, WORK);
 	rtm_ev_switch(c, 0, t + 300, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 0);
+	CHECK(unit_drain(c, 2, &r) == 0);
 	rtm_ev_switch(c, 0, t + 400, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, t + 500, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -467,15 +437,13 @@ static void t_requeue_by_a_chain(void)
 	rtm_ev_waking(c, 1, 5400, RTM_CTX_TASK, KWORKER, READER, READER, c_rd);
 	rtm_ev_kwork_end(c, 1, 5500, RTM_CTX_TASK, KWORKER, WORK);
 	rtm_ev_switch(c, 0, 6000, 0, 0, READER, READER, c_rd, NULL);
-	CHECK(drain(c, &r) == 1);
+	CHECK(unit_drain(c, 2, &r) == 1);
 	CHECK(r.start_ns == 1000 && r.latency_ns == 5000);
 	CHECK(!(r.flags & RTM_REC_F_MERGED));
-	CHECK(blame_sum(&r) == r.latency_ns);
+	CHECK(unit_blame_sum(&r) == r.latency_ns);
 	rtm_ev_switch(c, 0, 6100, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 6200, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 /*
@@ -537,14 +505,12 @@ static void t_requeued_before_start(void)
 		}
 		CHECK(r[0].start_ns == 1000 && r[0].latency_ns == 1500);
 		CHECK(r[1].start_ns == 1500 && r[1].latency_ns == 2000);
-		CHECK(blame_sum(&r[0]) == r[0].latency_ns &&
-		      blame_sum(&r[1]) == r[1].latency_ns);
+		CHECK(unit_blame_sum(&r[0]) == r[0].latency_ns &&
+		      unit_blame_sum(&r[1]) == r[1].latency_ns);
 	}
 	rtm_ev_switch(c, 0, 3600, READER, 1, 0, 0, NULL, NULL);
 	rtm_ev_switch(c, 1, 3700, KWORKER, 1, 0, 0, NULL, NULL);
-	rtm_ev_tick(c, 0, 10000000000ull);
-	CHECK(rtm_core_check_quiescent(c) == 0);
-	end();
+	finish(c);
 }
 
 int main(void)
