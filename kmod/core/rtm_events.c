@@ -910,11 +910,15 @@ static void rtm_switch_out(struct rtm_core *c, u32 cpu, struct rtm_cpu *pc,
 		 * The wakeup (or IRQ rerun) that handed b found the task
 		 * current, on its way to sleep, and is delivered after this
 		 * switch: b's work is still to be done, at the task's next
-		 * switch_in (as a preempted task's), not ended by this block.
+		 * switch_in, not ended by this block. The task slept all the
+		 * same: it waits as a plain wakeup's task (runnable, no
+		 * preempt hop), as its trace shows it (rtmon-replay).
 		 */
 		if (pending && (!(br->flags & RTM_BF_IRQTHREAD) ||
-				rtm_irq_pass_pending(c, br, prev, prev_state)))
-			prev_state = 0;
+				rtm_irq_pass_pending(c, br, prev, prev_state))) {
+			rtm_task_put(c, cpu, prev, b);
+			return;
+		}
 	}
 	if (prev_state == RTM_SWITCH_LOCK_WAIT ||
 	    (prev_state == RTM_SWITCH_BLOCKED_D &&
