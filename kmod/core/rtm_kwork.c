@@ -38,15 +38,19 @@
  */
 #define RTM_KWORK_NEXT	1ull
 
+/* the item branch waiting under key (work, or work | RTM_KWORK_NEXT), owned, or 0 */
+static u32 rtm_kwork_take(struct rtm_core *c, u32 cpu, u64 key)
+{
+	if (!rtm_kwork_maybe(c, key))
+		return 0;
+	return rtm_cookie_take(c, cpu, RTM_KWORK_TGID, key, RTM_BF_KWORK);
+}
+
 /* the work's waiting second queueing becomes the next to start */
 static void rtm_kwork_promote(struct rtm_core *c, u32 cpu, u64 work)
 {
-	u32 b;
+	u32 b = rtm_kwork_take(c, cpu, work | RTM_KWORK_NEXT);
 
-	if (!rtm_kwork_maybe(c, work | RTM_KWORK_NEXT))
-		return;
-	b = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work | RTM_KWORK_NEXT,
-			    RTM_BF_KWORK);
 	if (!b)
 		return;
 	rtm_br(c, b)->cookie = work;
@@ -69,14 +73,11 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 		/*
 		 * Queued by a context that carries no chain: a branch still
 		 * waiting for the work is a cancelled queueing's (a chain's
-		 * own queueing merges with it instead, the older chain kept)
+		 * queueing waits next instead: RTM_KWORK_NEXT)
 		 */
-		if (rtm_kwork_maybe(c, work)) {
-			nb = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work,
-					     RTM_BF_KWORK);
-			if (nb)
-				rtm_branch_free(c, cpu, nb, RTM_C_BR_STALE);
-		}
+		nb = rtm_kwork_take(c, cpu, work);
+		if (nb)
+			rtm_branch_free(c, cpu, nb, RTM_C_BR_STALE);
 		return;
 	}
 	slot = rtm_ctx_slot(pc, ctx);
@@ -112,14 +113,10 @@ void rtm_ev_kwork_queue(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 			rtm_branch_free(c, cpu, nb, RTM_C_BR_PRUNED);
 		} else {
 			/* queued again before its begun run started: it waits next */
-			if (rtm_kwork_maybe(c, work)) {
-				ob = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work,
-						     RTM_BF_KWORK);
-				if (ob) {
-					rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID,
-									      work), ob);
-					key = work | RTM_KWORK_NEXT;
-				}
+			ob = rtm_kwork_take(c, cpu, work);
+			if (ob) {
+				rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID, work), ob);
+				key = work | RTM_KWORK_NEXT;
 			}
 			nbr->cookie = key;
 			rtm_cookie_put(c, cpu, rtm_cookie_tag(RTM_KWORK_TGID, key), nb);
@@ -139,6 +136,7 @@ void rtm_ev_kwork_start(struct rtm_core *c, u32 cpu, u64 ts, u32 ctx,
 	/* a BH item runs in softirq, inside the task it interrupted: not followed */
 	if (ctx != RTM_CTX_TASK || !RTM_CPU_OK(c, cpu) || !rtm_kwork_maybe(c, work))
 		return;
+	/* (rtm_kwork_maybe asked above) */
 	b = rtm_cookie_take(c, cpu, RTM_KWORK_TGID, work, RTM_BF_KWORK);
 	if (!b)
 		return;
